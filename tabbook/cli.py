@@ -1,0 +1,142 @@
+"""The command line behind build.py: parses options, runs the stages, reports."""
+from __future__ import annotations
+
+import argparse
+import fnmatch
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from .check import check_book
+from .config import Config, ConfigError, load_config
+from .model import Book, Problem, Section
+from .parse import parse_book
+from .split import write_notebooks
+
+
+class UsageError(Exception):
+    """A bad option value (unknown tab, --only matching nothing)."""
+
+
+def _add_selection(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--tab", action="append", metavar="T",
+                        help="build this framework only (repeatable; default: all book tabs)")
+    parser.add_argument("--only", action="append", metavar="GLOB",
+                        help="build the sections matching GLOB only, e.g. 'chapter_gpu/*' "
+                             "(repeatable)")
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="build.py", description="Build the book. With no command: everything.")
+    _add_selection(parser)
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+    commands.add_parser("check", help="lint the sources, build nothing")
+    _add_selection(commands.add_parser(
+        "notebooks", help="split the sources into per-framework notebooks"))
+    test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
+    test.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    return parser
+
+
+def selected_tabs(config: Config, requested: list[str] | None) -> tuple[str, ...]:
+    if not requested:
+        return config.build.tabs
+    unknown = [t for t in requested if t not in config.build.tabs]
+    if unknown:
+        raise UsageError(f"--tab {unknown[0]}: not a tab of this book "
+                         f"(config.ini [build] tabs: {', '.join(config.build.tabs)})")
+    return tuple(dict.fromkeys(requested))
+
+
+def selected_sections(book: Book, patterns: list[str] | None) -> list[Section]:
+    pages = book.pages()
+    if not patterns:
+        return pages
+    chosen = []
+    for pattern in patterns:
+        matches = [s for s in pages if fnmatch.fnmatch(s.name, pattern)
+                   or fnmatch.fnmatch(s.path.as_posix(), pattern)
+                   or fnmatch.fnmatch(s.source, pattern)]
+        if not matches:
+            raise UsageError(f"--only {pattern}: matches no section "
+                             "(patterns match e.g. 'chapter_gpu/use-gpu' or 'chapter_gpu/*')")
+        chosen += [s for s in matches if s not in chosen]
+    return [s for s in pages if s in chosen]   # keep book order
+
+
+def report(problems: list[Problem]) -> None:
+    for problem in problems:
+        print(problem, file=sys.stderr)
+    count = len(problems)
+    print(f"check: {count} problem{'s' if count > 1 else ''} found; nothing was built",
+          file=sys.stderr)
+
+
+def load_checked_book(root: Path) -> tuple[Config, Book] | None:
+    """Parse and check the whole book; print the problems and return None if any."""
+    config = load_config(root)
+    book, problems = parse_book(config)
+    problems = sorted(set(problems) | set(check_book(book, config)))
+    if problems:
+        report(problems)
+        return None
+    return config, book
+
+
+def run_check(root: Path) -> int:
+    started = time.monotonic()
+    loaded = load_checked_book(root)
+    if loaded is None:
+        return 1
+    _, book = loaded
+    print(f"check: {len(book.pages())} sections, no problem ({time.monotonic() - started:.2f} s)")
+    return 0
+
+
+def run_notebooks(root: Path, args: argparse.Namespace) -> int:
+    started = time.monotonic()
+    loaded = load_checked_book(root)
+    if loaded is None:
+        return 1
+    config, book = loaded
+    tabs = selected_tabs(config, args.tab)
+    sections = selected_sections(book, args.only)
+    width = len(str(len(sections)))
+
+    def progress(number: int, total: int, section: Section, made: list[str],
+                 missing: list[str]) -> None:
+        line = f"[{number:>{width}}/{total}] {section.name}: {', '.join(made) or '-'}"
+        if missing:
+            line += (f"  (no {', '.join(missing)} notebook: the section has only "
+                     f"{', '.join(section.tabs(config.build.default_tab))})")
+        print(line, flush=True)
+
+    result = write_notebooks(sections, tabs, config.build.default_tab, root, progress,
+                             prune=not args.only)
+    made = len(result.written) + len(result.unchanged)
+    print(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
+          f"{len(result.unchanged)} unchanged, {len(result.removed)} stale removed), "
+          f"{len(result.missing_tabs)} section/tab pairs without a notebook, "
+          f"{time.monotonic() - started:.2f} s")
+    return 0
+
+
+def run_tests(root: Path, pytest_args: list[str]) -> int:
+    return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
+                           cwd=root)
+
+
+def main(argv: list[str], root: Path) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        if args.command == "check":
+            return run_check(root)
+        if args.command == "test":
+            return run_tests(root, args.pytest_args)
+        # `notebooks`, and the whole build, which for now ends with the notebooks.
+        return run_notebooks(root, args)
+    except (ConfigError, UsageError, FileNotFoundError) as err:
+        print(f"error: {err}", file=sys.stderr)
+        return 1

@@ -1,0 +1,71 @@
+"""Virtual environments the build runs in, created on first need.
+
+This module uses the standard library only: build.py imports it before any
+dependency is installed, to create the tools environment and re-run itself
+inside it.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+import sys
+import time
+import venv
+from pathlib import Path
+
+ENVS_DIR = ".envs"
+STAMP = "tabbook-requirements.sha256"
+# Set to use the running interpreter as is (a conda env made from environment.yml).
+USE_CURRENT_PYTHON = "TABBOOK_USE_CURRENT_PYTHON"
+
+
+def env_python(env: Path) -> Path:
+    return env / "bin" / "python"
+
+
+def _fingerprint(requirements: Path) -> str:
+    digest = hashlib.sha256(requirements.read_bytes())
+    digest.update(sys.version.encode())
+    return digest.hexdigest()
+
+
+def ensure_env(root: Path, name: str) -> Path:
+    """Create or refresh ``.envs/<name>`` from ``requirements/<name>.txt``; return its python.
+
+    An environment is rebuilt only when its requirements (or Python) changed.
+    """
+    requirements = root / "requirements" / f"{name}.txt"
+    env = root / ENVS_DIR / name
+    stamp = env / STAMP
+    fingerprint = _fingerprint(requirements)
+    if stamp.is_file() and stamp.read_text().strip() == fingerprint:
+        return env_python(env)
+    started = time.monotonic()
+    print(f"setting up the {name} environment in {env.relative_to(root)} "
+          f"(from {requirements.relative_to(root)}; once, or when it changes)...", flush=True)
+    venv.EnvBuilder(with_pip=True, clear=True).create(env)
+    python = str(env_python(env))
+    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "--upgrade", "pip"], check=True)
+    subprocess.run([python, "-m", "pip", "install", "--disable-pip-version-check",
+                    "--progress-bar", "off", "-r", str(requirements)], check=True)
+    stamp.write_text(fingerprint + "\n")
+    print(f"{name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
+    return env_python(env)
+
+
+def run_in_tools_env(root: Path, argv: list[str]) -> None:
+    """Re-execute build.py inside the tools environment unless already there."""
+    if os.environ.get(USE_CURRENT_PYTHON):
+        return
+    env = (root / ENVS_DIR / "tools").resolve()
+    if Path(sys.prefix).resolve() == env and (env / STAMP).is_file() and \
+            (env / STAMP).read_text().strip() == _fingerprint(root / "requirements" / "tools.txt"):
+        return
+    try:
+        python = ensure_env(root, "tools")
+    except subprocess.CalledProcessError as err:
+        sys.exit(f"error: setting up the tools environment failed ({err}); "
+                 "check the network access to PyPI and retry")
+    os.execv(python, [str(python), str(root / "build.py"), *argv])

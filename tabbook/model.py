@@ -1,0 +1,144 @@
+"""The book's data model: book -> chapters -> sections -> cells.
+
+Every element remembers where it comes from (file and line in the .md) so that
+each stage can report problems at the exact place a writer has to fix.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass, field
+from pathlib import Path
+
+ALL_TABS = "all"
+
+
+class CellKind(enum.Enum):
+    CODE = "code"          # a ```{.python .input} cell: runs in the notebooks
+    DISPLAY = "display"    # any other fence: shown, never run
+    PROSE = "prose"        # Markdown text
+
+
+@dataclass
+class Cell:
+    kind: CellKind
+    source: str
+    line: int
+    """Line in the .md of the first line of `source` (1-based)."""
+    tabs: tuple[str, ...]
+    """Tabs this cell belongs to; (ALL_TABS,) for every tab of the section."""
+    tab_line: int | None = None
+    """Line of the `%%tab` / `:begin_tab:` marker that set `tabs`, if any."""
+    fence: str = ""
+    """For DISPLAY cells: the fence's info string (e.g. ``bash``)."""
+
+    def in_tab(self, tab: str) -> bool:
+        return ALL_TABS in self.tabs or tab in self.tabs
+
+
+@dataclass(frozen=True)
+class Label:
+    name: str
+    kind: str          # section, figure, table, equation or other
+    line: int
+    title: str = ""    # heading text, figure caption...
+
+
+@dataclass(frozen=True)
+class Reference:
+    role: str          # numref, ref or eqref
+    target: str
+    line: int
+
+
+@dataclass(frozen=True)
+class Image:
+    path: str          # as written in the source
+    alt: str
+    line: int
+
+
+@dataclass(frozen=True)
+class TocEntry:
+    target: str        # as written, e.g. ``chapter_gpu/index``
+    line: int
+
+
+@dataclass
+class Section:
+    """One .md file: a page of the book and one notebook per tab."""
+    path: Path
+    """Path relative to the chapters folder, e.g. ``chapter_gpu/use-gpu.md``."""
+    source: str
+    """Path shown in messages, relative to the project, e.g. ``chapters/chapter_gpu/use-gpu.md``."""
+    title: str = ""
+    title_line: int = 0
+    cells: list[Cell] = field(default_factory=list)
+    declared_tabs: tuple[str, ...] | None = None
+    """The tabs of `tab.interact_select([...])`, None if the section has none."""
+    declaration_line: int = 0
+    required_libs: tuple[str, ...] = ()
+    gpus: int = 0
+    labels: list[Label] = field(default_factory=list)
+    references: list[Reference] = field(default_factory=list)
+    images: list[Image] = field(default_factory=list)
+    toc: list[TocEntry] = field(default_factory=list)
+
+    @property
+    def name(self) -> str:
+        """Section path without suffix, as written in TOCs and matched by --only."""
+        return self.path.with_suffix("").as_posix()
+
+    def tabs(self, default_tab: str) -> tuple[str, ...]:
+        """The tabs this section produces a notebook for."""
+        return self.declared_tabs if self.declared_tabs is not None else (default_tab,)
+
+    def code_cells(self) -> list[Cell]:
+        return [c for c in self.cells if c.kind is CellKind.CODE]
+
+
+@dataclass
+class Chapter:
+    index: Section
+    sections: list[Section] = field(default_factory=list)
+
+    def pages(self) -> list[Section]:
+        return [self.index, *self.sections]
+
+
+@dataclass
+class Book:
+    root: Path
+    """The chapters folder; section paths are relative to it."""
+    index: Section
+    chapters: list[Chapter] = field(default_factory=list)
+    orphans: list[Section] = field(default_factory=list)
+    """Sections found on disk but in no TOC (a check error)."""
+
+    def pages(self) -> list[Section]:
+        """Every section in book order: preface, then each chapter's index and sections."""
+        pages = [self.index]
+        for chapter in self.chapters:
+            pages.extend(chapter.pages())
+        return pages
+
+
+@dataclass(frozen=True, order=True)
+class Problem:
+    """Something wrong in the sources, reported as ``path:LINE: [tab] message — fix``."""
+    path: str
+    line: int
+    message: str
+    fix: str
+    tab: str = ""
+
+    def __str__(self) -> str:
+        tab = f" [{self.tab}]" if self.tab else ""
+        return f"{self.path}:{self.line}:{tab} {self.message} — {self.fix}"
+
+
+class SourceError(Exception):
+    """Raised by a stage when it meets problems; carries all of them."""
+
+    def __init__(self, problems: list[Problem]):
+        self.problems = sorted(problems)
+        super().__init__("\n".join(str(p) for p in self.problems))

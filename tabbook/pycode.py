@@ -1,0 +1,368 @@
+"""Python-level work on code cells, shared by the check and split stages.
+
+`analyse` reads a cell once; its `resolve(tab)` keeps, for one framework, the
+branches of ``if tab.selected(...)`` chains that apply to it. The resolution
+works on the syntax tree, and edits the original lines (so comments, blank
+lines and formatting survive) while remembering where each output line comes
+from, so that errors can point at the .md line.
+"""
+from __future__ import annotations
+
+import ast
+import re
+from dataclasses import dataclass, field
+
+# Cell magics whose body is Python; other cell magics (%%bash...) are opaque.
+PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
+LINE_MAGIC = re.compile(r"^(\s*)((?:[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?[!%](.*)$")
+SAVE_MARK = re.compile(r"#\s*@save\s*$")
+TAB_HEADER = re.compile(r"^(\s*)(if|elif)\b.*\btab\.selected\(.*:\s*(#.*)?$")
+ELSE_HEADER = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
+IF_HEADER = re.compile(r"^(\s*)(if|elif)\b")
+COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
+
+
+@dataclass(frozen=True)
+class CodeIssue:
+    """A problem at line `index` (0-based) of the cell's source."""
+    index: int
+    message: str
+    fix: str
+
+
+@dataclass(frozen=True)
+class Saved:
+    """A definition marked ``#@save`` (after resolution for one tab)."""
+    kind: str          # function, class, method or cell
+    name: str
+    index: int         # 0-based line in the cell's source
+    target_class: str = ""   # for methods added with @d2l.add_to_class(d2l.X)
+
+
+@dataclass
+class Resolved:
+    lines: list[str]
+    origins: list[int]
+    """For each output line, its 0-based line in the cell's source."""
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.lines)
+
+
+def _indent(line: str) -> int:
+    return len(line) - len(line.lstrip(" \t"))
+
+
+def mask_magics(lines: list[str]) -> tuple[list[str], bool]:
+    """Replace IPython magics and shell escapes by Python of the same line count.
+
+    Returns the masked lines and whether the cell is Python at all (a ``%%bash``
+    cell is not).
+    """
+    masked = list(lines)
+    if masked and masked[0].startswith("%%"):
+        name = masked[0][2:].split()[0] if masked[0][2:].split() else ""
+        if name not in PYTHON_CELL_MAGICS:
+            return masked, False
+        masked[0] = ""
+    for i, line in enumerate(masked):
+        match = LINE_MAGIC.match(line)
+        if match:
+            indent, assignment = match.group(1), match.group(2)
+            masked[i] = f"{indent}{assignment}None" if assignment else f"{indent}pass"
+    return masked, True
+
+
+def _is_tab_call(node: ast.AST) -> bool:
+    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "selected" and isinstance(node.func.value, ast.Name)
+            and node.func.value.id == "tab")
+
+
+def _is_tab_test(node: ast.AST) -> bool:
+    """A condition made only of tab.selected(...) joined by not/and/or."""
+    if _is_tab_call(node):
+        return True
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _is_tab_test(node.operand)
+    if isinstance(node, ast.BoolOp):
+        return all(_is_tab_test(v) for v in node.values)
+    return False
+
+
+def _tab_names(call: ast.Call) -> tuple[str, ...] | None:
+    args = call.args
+    if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
+        args = args[0].elts
+    if call.keywords or not args or not all(
+            isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args):
+        return None
+    return tuple(a.value for a in args)
+
+
+def _evaluate(node: ast.AST, tab: str) -> bool:
+    if _is_tab_call(node):
+        return tab in (_tab_names(node) or ())
+    if isinstance(node, ast.UnaryOp):
+        return not _evaluate(node.operand, tab)
+    values = [_evaluate(v, tab) for v in node.values]
+    return all(values) if isinstance(node.op, ast.And) else any(values)
+
+
+@dataclass
+class _Branch:
+    header: int            # 0-based line of `if` / `elif` / `else`
+    header_end: int        # last line of the header (the colon)
+    body_end: int          # last line of the body, inclusive
+    test: ast.AST | None   # None for `else`
+
+
+@dataclass
+class Analysis:
+    source_lines: list[str]
+    is_python: bool
+    tree: ast.Module | None = None
+    syntax_error: CodeIssue | None = None
+    """An error that no tab can escape (outside any tab.selected branch)."""
+    chains: list[list[_Branch]] = field(default_factory=list)
+    issues: list[CodeIssue] = field(default_factory=list)
+    """Tab-independent misuse: tab.selected outside a condition, bad names..."""
+    tab_names: list[tuple[int, str]] = field(default_factory=list)
+    """Every name given to tab.selected, with its line, for the check stage."""
+
+    def resolve(self, tab: str) -> Resolved:
+        lines = self.source_lines
+        dropped: set[int] = set()
+        dedent = [0] * len(lines)
+        rewritten: dict[int, str] = {}
+        for chain in self.chains:
+            self._resolve_chain(chain, tab, dropped, dedent, rewritten)
+        out, origins = [], []
+        for i, line in enumerate(lines):
+            if i in dropped:
+                continue
+            line = rewritten.get(i, line)
+            cut = min(dedent[i], _indent(line))
+            out.append(line[cut:])
+            origins.append(i)
+        return Resolved(out, origins)
+
+    def _resolve_chain(self, chain: list[_Branch], tab: str, dropped: set[int],
+                       dedent: list[int], rewritten: dict[int, str]) -> None:
+        lines = self.source_lines
+        header_kept = False   # an `if` of a non-tab condition was kept before
+        done = False
+        for branch in chain:
+            header = range(branch.header, branch.header_end + 1)
+            body = range(branch.header_end + 1, branch.body_end + 1)
+            if done:
+                dropped.update(header, body)
+                continue
+            value = None if branch.test is None or not _is_tab_test(branch.test) \
+                else _evaluate(branch.test, tab)
+            if value is None and branch.test is not None:       # an ordinary condition
+                if not header_kept:
+                    rewritten[branch.header] = re.sub(r"^(\s*)elif\b", r"\1if",
+                                                      lines[branch.header])
+                header_kept = True
+                continue
+            if value is False:
+                dropped.update(header, body)
+                continue
+            # The branch applies to this tab (a true test, or an `else` reached).
+            if header_kept:
+                indent = lines[branch.header][:_indent(lines[branch.header])]
+                if branch.test is not None:
+                    rewritten[branch.header_end] = f"{indent}else:"
+                    dropped.update(range(branch.header, branch.header_end))
+            else:
+                dropped.update(header)
+                body_lines = [i for i in body if lines[i].strip()]
+                if body_lines:
+                    shift = _indent(lines[body_lines[0]]) - _indent(lines[branch.header])
+                    for i in body:
+                        dedent[i] += shift
+            done = True
+
+
+def _blank_broken_branch(lines: list[str], error_line: int) -> bool:
+    """Neutralise the tab.selected branch holding a syntax error, if there is one.
+
+    The error then belongs only to the tabs that keep that branch: their
+    resolved code still holds the original lines and fails to compile.
+    """
+    if not 0 <= error_line < len(lines):
+        return False
+    current = _indent(lines[error_line]) if lines[error_line].strip() else 10 ** 6
+    for header in range(error_line - 1, -1, -1):
+        line = lines[header]
+        if not line.strip() or _indent(line) >= current:
+            continue
+        current = _indent(line)
+        if TAB_HEADER.match(line) or (ELSE_HEADER.match(line) and _else_of_tab_chain(lines, header)):
+            body = header + 1
+            end = body
+            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > current):
+                end += 1
+            for i in range(body, end):
+                lines[i] = ""
+            lines[body] = " " * (current + 4) + "pass"
+            return True
+    return False
+
+
+def _else_of_tab_chain(lines: list[str], else_line: int) -> bool:
+    indent = _indent(lines[else_line])
+    for i in range(else_line - 1, -1, -1):
+        if lines[i].strip() and _indent(lines[i]) == indent and IF_HEADER.match(lines[i]):
+            return bool(TAB_HEADER.match(lines[i]))
+    return False
+
+
+def _parse_with_recovery(masked: list[str]) -> tuple[ast.Module | None, CodeIssue | None]:
+    lines = list(masked)
+    for _ in range(len(lines) + 1):
+        try:
+            return ast.parse("\n".join(lines)), None
+        except SyntaxError as err:
+            index = (err.lineno or 1) - 1
+            if not _blank_broken_branch(lines, index):
+                return None, CodeIssue(index, f"syntax error: {err.msg}", "fix the code")
+    return None, None
+
+
+def _statement_start(node: ast.stmt) -> int:
+    decorators = getattr(node, "decorator_list", [])
+    return min([node.lineno] + [d.lineno for d in decorators]) - 1
+
+
+def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] | None:
+    branches = []
+    current: ast.If = node
+    while True:
+        header = current.lineno - 1
+        header_end = current.test.end_lineno - 1
+        if current.body[0].lineno - 1 == header_end:
+            return None
+        nxt = current.orelse
+        if len(nxt) == 1 and isinstance(nxt[0], ast.If) and \
+                lines[nxt[0].lineno - 1].lstrip().startswith("elif"):
+            branches.append(_Branch(header, header_end, _statement_start(nxt[0]) - 1,
+                                    current.test))
+            elifs.add(id(nxt[0]))
+            current = nxt[0]
+            continue
+        if not nxt:
+            branches.append(_Branch(header, header_end, node.end_lineno - 1, current.test))
+            return branches
+        else_line = next(i for i in range(_statement_start(nxt[0]) - 1, header, -1)
+                         if ELSE_HEADER.match(lines[i]))
+        branches.append(_Branch(header, header_end, else_line - 1, current.test))
+        branches.append(_Branch(else_line, else_line, node.end_lineno - 1, None))
+        return branches
+
+
+def analyse(source: str) -> Analysis:
+    """Read one code cell: its tab.selected chains and their misuse."""
+    lines = source.split("\n")
+    masked, is_python = mask_magics(lines)
+    analysis = Analysis(lines, is_python)
+    if not is_python:
+        return analysis
+    tree, error = _parse_with_recovery(masked)
+    analysis.tree, analysis.syntax_error = tree, error
+    if tree is None:
+        return analysis
+    allowed: set[int] = set()
+    elifs: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and _is_tab_test(node.test):
+            allowed.update(id(n) for n in ast.walk(node.test))
+    for node in ast.walk(tree):   # walk order: an `if` comes before its `elif`s
+        if isinstance(node, ast.If) and id(node) not in elifs and _chain_has_tab_test(node, lines):
+            chain = _chain_of(node, lines, elifs)
+            if chain is None:
+                analysis.issues.append(CodeIssue(
+                    node.lineno - 1, "a tab.selected branch has its body on the header line",
+                    "put the body on the next lines"))
+            else:
+                analysis.chains.append(chain)
+    for node in ast.walk(tree):
+        if not _is_tab_call(node):
+            continue
+        names = _tab_names(node)
+        if names is None:
+            analysis.issues.append(CodeIssue(
+                node.lineno - 1, "tab.selected takes tab names as string literals",
+                "write tab.selected('pytorch') or tab.selected('mxnet', 'tensorflow')"))
+        else:
+            analysis.tab_names.extend((node.lineno - 1, name) for name in names)
+        if id(node) not in allowed:
+            analysis.issues.append(CodeIssue(
+                node.lineno - 1, "tab.selected is used outside an if/elif condition",
+                "write `if tab.selected(...):` with the code of each framework in its branch"))
+    return analysis
+
+
+def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
+    while True:
+        if _is_tab_test(node.test):
+            return True
+        nxt = node.orelse
+        if len(nxt) == 1 and isinstance(nxt[0], ast.If) and \
+                lines[nxt[0].lineno - 1].lstrip().startswith("elif"):
+            node = nxt[0]
+        else:
+            return False
+
+
+def compile_issue(resolved: Resolved, filename: str) -> CodeIssue | None:
+    """The first syntax error of the resolved code, at its line in the cell."""
+    masked, is_python = mask_magics(resolved.lines)
+    if not is_python:
+        return None
+    try:
+        compile("\n".join(masked), filename, "exec", flags=COMPILE_FLAGS, dont_inherit=True)
+    except SyntaxError as err:
+        index = min(max((err.lineno or 1) - 1, 0), len(resolved.origins) - 1)
+        origin = resolved.origins[index] if resolved.origins else 0
+        return CodeIssue(origin, f"does not compile: {err.msg}", "fix the code for this tab")
+    return None
+
+
+def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]:
+    """The ``#@save`` definitions of resolved code, and misplaced ``#@save`` marks."""
+    lines = resolved.lines
+    marks = [i for i, line in enumerate(lines) if SAVE_MARK.search(line)]
+    if not marks:
+        return [], []
+    origin = resolved.origins
+    if lines and lines[0].strip().startswith("#") and SAVE_MARK.search(lines[0]):
+        return [Saved("cell", "", origin[0])], []
+    masked, _ = mask_magics(lines)
+    try:
+        tree = ast.parse("\n".join(masked))
+    except SyntaxError:
+        return [], []   # reported by compile_issue
+    starts: dict[int, ast.stmt] = {}
+    for node in tree.body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            for line in range(_statement_start(node), node.lineno):
+                starts[line] = node
+    saved, issues = [], []
+    for i in marks:
+        node = starts.get(i)
+        if node is None:
+            issues.append(CodeIssue(origin[i], "#@save is not on a top-level def, class or "
+                                    "decorator line", "put #@save at the end of the def/class "
+                                    "line, or alone on the cell's first line to save the cell"))
+            continue
+        target = ""
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(
+                    "add_to_class") and decorator.args:
+                target = ast.unparse(decorator.args[0]).split(".")[-1]
+        kind = "class" if isinstance(node, ast.ClassDef) else ("method" if target else "function")
+        saved.append(Saved(kind, node.name, origin[i], target))
+    return saved, issues

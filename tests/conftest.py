@@ -1,0 +1,97 @@
+"""Shared helpers: small books written on the fly in a temporary folder."""
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tabbook.check import check_book
+from tabbook.config import load_config
+from tabbook.parse import parse_book
+
+REPO = Path(__file__).resolve().parents[1]
+SHARED = REPO.parent / "shared"
+
+CONFIG = """\
+[project]
+name = test-book
+title = Un livre de test
+release = 1.0.0
+lang = fr
+
+[build]
+tabs = pytorch, mxnet, tensorflow
+
+[library-pytorch]
+lib_file = d2l/torch.py
+
+[library-mxnet]
+lib_file = d2l/mxnet.py
+
+[library-tensorflow]
+lib_file = d2l/tensorflow.py
+
+[launch]
+github_repo = owner/book
+"""
+
+INDEX = """\
+# Livre
+
+```toc
+chap/index
+```
+"""
+
+CHAPTER = """\
+# Chapitre
+
+```toc
+sec
+```
+"""
+
+DECLARE = """\
+```{.python .input}
+%load_ext d2lbook.tab
+tab.interact_select(['pytorch', 'mxnet', 'tensorflow'])
+```
+"""
+
+
+def write_book(root: Path, files: dict[str, str | bytes], config: str = CONFIG) -> Path:
+    """Write a book: config.ini, chapters/index.md, chapters/chap/index.md, plus `files`.
+
+    Paths in `files` are relative to chapters/.
+    """
+    contents: dict[str, str | bytes] = {"index.md": INDEX, "chap/index.md": CHAPTER}
+    contents.update(files)
+    (root / "config.ini").write_text(config, encoding="utf-8")
+    for name, content in contents.items():
+        path = root / "chapters" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(content, bytes):
+            path.write_bytes(content)
+        else:
+            path.write_text(content, encoding="utf-8")
+    return root
+
+
+def md(*parts: str) -> str:
+    """Join dedented Markdown parts with blank lines between them."""
+    return "\n".join(textwrap.dedent(part).strip("\n") + "\n" for part in parts)
+
+
+def problems_of(root: Path) -> list[str]:
+    config = load_config(root)
+    book, problems = parse_book(config)
+    return [str(p) for p in sorted(set(problems) | set(check_book(book, config)))]
+
+
+@pytest.fixture
+def book(tmp_path):
+    """Write a book with one section `chap/sec.md` whose text is given."""
+    def make(section: str, extra: dict[str, str | bytes] | None = None, config: str = CONFIG):
+        return write_book(tmp_path, {"chap/sec.md": section, **(extra or {})}, config)
+    return make

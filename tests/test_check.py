@@ -1,0 +1,206 @@
+"""The check stage: a catalogue of malformed sources, each reported at its exact place."""
+from __future__ import annotations
+
+import pytest
+
+from conftest import CONFIG, DECLARE, md, problems_of, write_book
+
+S = "chapters/chap/sec.md"
+
+# (name, files relative to chapters/, expected problems). Each source is a
+# d2lbook section with one mistake; the section is chap/sec.md unless named.
+CATALOGUE = [
+    ("unclosed begin_tab",
+     {"chap/sec.md": md("# Titre", ":begin_tab:`pytorch`", "Texte.")},
+     [f"{S}:3: :begin_tab: is never closed — add :end_tab: after the tab's prose"]),
+    ("stray end_tab",
+     {"chap/sec.md": md("# Titre", "Texte.", ":end_tab:")},
+     [f"{S}:5: :end_tab: without a matching :begin_tab: — remove it or add "
+      ":begin_tab:`<tab>` before the block"]),
+    ("nested begin_tab",
+     {"chap/sec.md": md(DECLARE, "# Titre", ":begin_tab:`pytorch`\nA", ":begin_tab:`mxnet`\nB",
+                        ":end_tab:")},
+     [f"{S}:11: :begin_tab: inside the tab block opened at line 8 — add :end_tab: before "
+      "this line"]),
+    ("unknown tab in %%tab",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab jax\nx = 1\n```")},
+     [f"{S}:9: unknown tab 'jax' in %%tab — use one of: all, pytorch, mxnet, tensorflow"]),
+    ("unknown tab in begin_tab",
+     {"chap/sec.md": md(DECLARE, "# Titre", ":begin_tab:`pytroch`\nTexte.\n:end_tab:")},
+     [f"{S}:8: unknown tab 'pytroch' in :begin_tab: — use one of: all, pytorch, mxnet, "
+      "tensorflow"]),
+    ("%%tab on line 2",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\nx = 1\n%%tab mxnet\n```")},
+     [f"{S}:10: %%tab is not on the first line of the cell — move it to the cell's first line"]),
+    ("section tab not in the book",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['pytorch', 'jax'])\n```", "# Titre")},
+     [f"{S}:1: the section declares tab 'jax', which is not one of the book's tabs "
+      "(pytorch, mxnet, tensorflow) — remove it or add it to [build] tabs in config.ini"]),
+    ("tab not declared by the section",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['pytorch'])\n```", "# Titre",
+                        "```{.python .input}\n%%tab mxnet\nx = 1\n```")},
+     [f"{S}:9: tab 'mxnet' in %%tab is not declared by this section (pytorch) — add it to "
+      "the section's tab.interact_select([...]) or change the tab"]),
+    ("tab.selected in an expression",
+     {"chap/sec.md": md(DECLARE, "# Titre",
+                        "```{.python .input}\n%%tab all\nx = 1 if tab.selected('mxnet') else 2\n```")},
+     [f"{S}:10: tab.selected is used outside an if/elif condition — write `if tab.selected"
+      "(...):` with the code of each framework in its branch"]),
+    ("tab.selected in a lambda",
+     {"chap/sec.md": md(DECLARE, "# Titre",
+                        "```{.python .input}\n%%tab all\nf = lambda: tab.selected('mxnet')\n```")},
+     [f"{S}:10: tab.selected is used outside an if/elif condition — write `if tab.selected"
+      "(...):` with the code of each framework in its branch"]),
+    ("tab.selected with an unknown tab",
+     {"chap/sec.md": md(DECLARE, "# Titre",
+                        "```{.python .input}\n%%tab all\nif tab.selected('jax'):\n    x = 1\n```")},
+     [f"{S}:10: unknown tab 'jax' in tab.selected — use one of: pytorch, mxnet, tensorflow"]),
+    ("#@save on a plain assignment",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nimport math\nx = 1  #@save\n```")},
+     [f"{S}:5: [pytorch] #@save is not on a top-level def, class or decorator line — put "
+      "#@save at the end of the def/class line, or alone on the cell's first line to save "
+      "the cell"]),
+    ("add_to_class on a class never saved",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\n@d2l.add_to_class(d2l.Trainer)  #@save\n"
+                                   "def fit(self):\n    pass\n```")},
+     [f"{S}:4: [pytorch] add_to_class(Trainer): class 'Trainer' is not saved earlier in "
+      "book order — save `class Trainer` with #@save in an earlier section or cell"]),
+    ("add_to_class before the class is saved",
+     {"chap/sec.md": md("# Titre",
+                        "```{.python .input}\n@d2l.add_to_class(d2l.A)  #@save\ndef f(self):\n"
+                        "    pass\n```",
+                        "```{.python .input}\nclass A:  #@save\n    pass\n```")},
+     [f"{S}:4: [pytorch] add_to_class(A): class 'A' is not saved earlier in book order — "
+      "save `class A` with #@save in an earlier section or cell"]),
+    ("duplicate label",
+     {"chap/sec.md": md("# Titre\n:label:`sec_a`", "## Partie\n:label:`sec_a`")},
+     [f"{S}:5: label 'sec_a' is already defined at {S}:2 — give this label another name"]),
+    ("numref to nowhere",
+     {"chap/sec.md": md("# Titre", "Voir :numref:`sec_nowhere`.")},
+     [f"{S}:3: :numref: refers to unknown label 'sec_nowhere' — fix the name or add the "
+      ":label: it refers to"]),
+    ("eqref to nowhere",
+     {"chap/sec.md": md("# Titre", "Voir :eqref:`eq_none`.")},
+     [f"{S}:3: :eqref: refers to unknown label 'eq_none' — fix the name or add the :label: "
+      "it refers to"]),
+    ("missing image",
+     {"chap/sec.md": md("# Titre", "![Un schéma](../../img/absent.svg)\n:label:`fig_absent`")},
+     [f"{S}:3: image not found: ../../img/absent.svg — fix the path (relative to this .md "
+      "file) or add the file"]),
+    ("TOC entry to a missing file",
+     {"chap/index.md": md("# Chapitre", "```toc\nsec\nabsent\n```")},
+     ["chapters/chap/index.md:5: TOC entry 'absent' has no file absent.md — fix the entry or "
+      "create the file"]),
+    ("section outside the TOC",
+     {"chap/other.md": md("# Autre")},
+     ["chapters/chap/other.md:1: this section is in no TOC — add 'other' to the toc block of "
+      "chapters/chap/index.md, or list the file in [build] exclusions"]),
+    ("syntax error only in the MXNet branch",
+     {"chap/sec.md": md(DECLARE, "# Titre",
+                        "```{.python .input}\n%%tab all\ndef f():\n    if tab.selected('mxnet'):\n"
+                        "        return npx.cpu(\n    if tab.selected('pytorch'):\n"
+                        "        return 1\n    return 2\n```")},
+     [f"{S}:12: [mxnet] does not compile: '(' was never closed — fix the code for this tab"]),
+    ("syntax error for every tab",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab all\nx = = 1\n```")},
+     [f"{S}:10: syntax error: invalid syntax — fix the code"]),
+    ("non-UTF-8 file",
+     {"chap/sec.md": "# Titre\n\nCaf\xe9 noir.\n".encode("latin-1")},
+     [f"{S}:3: not valid UTF-8 (byte 0xe9) — save the file as UTF-8"]),
+    ("tab characters in indentation",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\ndef f():\n\treturn 1\n```")},
+     [f"{S}:5: tab character in the indentation of code — indent with spaces (4 per level)"]),
+    ("empty section",
+     {"chap/sec.md": "\n\n"},
+     [f"{S}:1: empty section — write its content or remove it and its TOC entry"]),
+    ("section without a title",
+     {"chap/sec.md": md("Du texte sans titre.")},
+     [f"{S}:1: the section has no '# Title' heading — start it with '# Title'"]),
+    ("unclosed code fence",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1")},
+     [f"{S}:3: code fence ``` is never closed — add a line ``` after the code"]),
+    ("tab declaration after code",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n```", DECLARE)},
+     [f"{S}:7: the tab declaration is not the section's first code cell — move %load_ext "
+      "d2lbook.tab / tab.interact_select(...) to the first code cell, once"]),
+    ("code cell inside a prose tab block",
+     {"chap/sec.md": md(DECLARE, "# Titre", ":begin_tab:`mxnet`\nTexte.",
+                        "```{.python .input}\nx = 1\n```", ":end_tab:")},
+     [f"{S}:11: code cell inside the :begin_tab: block opened at line 8 — close the block "
+      "with :end_tab: before the cell and mark the cell with %%tab instead"]),
+    ("untagged cell outside the section's tabs",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['mxnet'])\n```", "# Titre",
+                        "```{.python .input}\nx = 1\n```")},
+     [f"{S}:9: an untagged code cell belongs to the default tab 'pytorch', which this "
+      "section does not declare — start the cell with %%tab <tab>"]),
+    ("%%tab without a name",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab\nx = 1\n```")},
+     [f"{S}:9: %%tab names no tab — write e.g. %%tab pytorch"]),
+    ("TOC entry listed twice",
+     {"chap/index.md": md("# Chapitre", "```toc\nsec\nsec\n```")},
+     ["chapters/chap/index.md:5: TOC entry 'sec' is listed twice — keep a single entry"]),
+    ("code in the declaration cell",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['pytorch'])\nimport torch\n```", "# Titre")},
+     [f"{S}:4: code in the tab declaration cell is never run — move it to a cell of its own"]),
+    ("bad #gpus",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['pytorch'])\n#gpus(two)\n```", "# Titre")},
+     [f"{S}:4: #gpus needs a whole number, got 'two' — write #gpus(2)"]),
+]
+
+
+@pytest.mark.parametrize("files, expected", [c[1:] for c in CATALOGUE],
+                         ids=[c[0] for c in CATALOGUE])
+def test_malformed_source_is_reported_at_its_place(tmp_path, files, expected):
+    write_book(tmp_path, {"chap/sec.md": md("# Titre"), **files})
+    assert problems_of(tmp_path) == expected
+
+
+def test_the_catalogue_is_large_and_distinct():
+    assert len(CATALOGUE) >= 20
+    assert len({name for name, _, _ in CATALOGUE}) == len(CATALOGUE)
+
+
+def test_all_problems_are_reported_in_one_run(tmp_path):
+    write_book(tmp_path, {
+        "chap/sec.md": md("# Titre", ":begin_tab:`jax`\nTexte.", "Voir :numref:`nowhere`."),
+        "chap/other.md": md("# Autre"),
+    })
+    problems = problems_of(tmp_path)
+    assert len(problems) == 4
+    assert [p.split(":")[1] for p in problems] == ["1", "3", "3", "6"]
+
+
+def test_a_correct_book_has_no_problem(tmp_path):
+    write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre\n:label:`sec_t`", """
+        Voir :numref:`sec_t`.
+
+        ```{.python .input}
+        %%tab all
+        class Trainer:  #@save
+            if tab.selected('pytorch'):
+                device = 'cuda'
+            else:
+                device = 'gpu'
+
+        @d2l.add_to_class(Trainer)  #@save
+        def fit(self):
+            pass
+        ```
+    """)})
+    assert problems_of(tmp_path) == []
+
+
+def test_book_tabs_come_from_config(tmp_path):
+    config = CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = mxnet, pytorch")
+    config = config.replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", "")
+    write_book(tmp_path, {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n```",
+                                            "```{.python .input}\n%%tab tensorflow\ny = 1\n```")},
+               config)
+    assert problems_of(tmp_path) == [
+        f"{S}:8: unknown tab 'tensorflow' in %%tab — use one of: all, mxnet, pytorch",
+    ]

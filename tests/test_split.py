@@ -1,0 +1,287 @@
+"""The split stage: per-framework notebooks, and tab.selected resolved on the syntax tree."""
+from __future__ import annotations
+
+import ast
+
+import nbformat
+import pytest
+
+from conftest import DECLARE, SHARED, md
+from tabbook.parse import parse_section
+from tabbook.pycode import analyse
+from tabbook.split import split_section, write_notebooks
+
+TABS = ("pytorch", "mxnet", "tensorflow")
+
+
+def section_from(tmp_path, text: str, name: str = "sec.md"):
+    chapters = tmp_path / "chapters"
+    chapters.mkdir(exist_ok=True)
+    (chapters / name).write_text(text, encoding="utf-8")
+    section, problems = parse_section(chapters / name, chapters, "pytorch")
+    assert problems == []
+    return section
+
+
+def code(notebook) -> list[str]:
+    return [c.source for c in notebook.cells if c.cell_type == "code"]
+
+
+def resolve(source: str, tab: str) -> str:
+    return analyse(source).resolve(tab).text
+
+
+# -- tab.selected -----------------------------------------------------------
+
+CHAIN = '''\
+def f(x):
+    if tab.selected('pytorch'):
+        y = x + 1
+
+        return y
+    elif tab.selected('mxnet', 'tensorflow'):
+        return x - 1
+    else:
+        return x
+'''
+
+
+def test_if_elif_chain_keeps_the_branch_of_each_tab_dedented_with_blank_lines():
+    assert resolve(CHAIN, "pytorch") == "def f(x):\n    y = x + 1\n\n    return y\n"
+    assert resolve(CHAIN, "mxnet") == "def f(x):\n    return x - 1\n"
+    assert resolve(CHAIN, "tensorflow") == "def f(x):\n    return x - 1\n"
+    assert resolve(CHAIN, "jax") == "def f(x):\n    return x\n"
+
+
+def test_not_and_list_arguments():
+    source = "if not tab.selected(['mxnet']):\n    a = 1\nelse:\n    a = 2\n"
+    assert resolve(source, "pytorch") == "a = 1\n"
+    assert resolve(source, "mxnet") == "a = 2\n"
+
+
+def test_boolean_combinations_of_tab_tests():
+    source = ("if tab.selected('pytorch') or tab.selected('mxnet') and not "
+              "tab.selected('mxnet'):\n    a = 1\n")
+    assert resolve(source, "pytorch") == "a = 1\n"
+    assert resolve(source, "mxnet") == ""
+
+
+def test_nested_blocks_and_nested_tab_tests():
+    source = '''\
+class A:
+    def m(self):
+        for i in range(3):
+            if tab.selected('pytorch', 'mxnet'):
+                if tab.selected('pytorch'):
+                    print('torch', i)
+                else:
+                    print('mx', i)
+            print(i)
+'''
+    assert resolve(source, "pytorch") == (
+        "class A:\n    def m(self):\n        for i in range(3):\n"
+        "            print('torch', i)\n            print(i)\n")
+    assert resolve(source, "mxnet").count("print('mx', i)") == 1
+    assert resolve(source, "tensorflow") == (
+        "class A:\n    def m(self):\n        for i in range(3):\n            print(i)\n")
+
+
+def test_ordinary_conditions_around_tab_tests_are_kept():
+    source = '''\
+if x > 0:
+    a = 1
+elif tab.selected('pytorch'):
+    a = 2
+else:
+    a = 3
+'''
+    assert resolve(source, "pytorch") == "if x > 0:\n    a = 1\nelse:\n    a = 2\n"
+    assert resolve(source, "mxnet") == "if x > 0:\n    a = 1\nelse:\n    a = 3\n"
+    source = "if tab.selected('mxnet'):\n    a = 1\nelif x:\n    a = 2\n"
+    assert resolve(source, "pytorch") == "if x:\n    a = 2\n"
+
+
+def test_decorated_definitions_in_branches_and_comments_survive():
+    source = '''\
+if tab.selected('pytorch'):
+    # the PyTorch version
+    @decorator
+    def f():  #@save
+        return 1
+else:
+    def f():
+        return 2
+'''
+    assert resolve(source, "pytorch") == (
+        "# the PyTorch version\n@decorator\ndef f():  #@save\n    return 1\n")
+    assert resolve(source, "mxnet") == "def f():\n    return 2\n"
+
+
+def test_magics_are_kept_and_do_not_stop_the_resolution():
+    source = "!nvidia-smi\nif tab.selected('mxnet'):\n    %time f()\n"
+    assert resolve(source, "mxnet") == "!nvidia-smi\n%time f()\n"
+    assert resolve(source, "pytorch") == "!nvidia-smi\n"
+
+
+# -- notebooks ----------------------------------------------------------------
+
+def test_untagged_code_goes_to_the_default_tab_and_all_to_every_tab(tmp_path):
+    section = section_from(tmp_path, md(DECLARE, """
+        # Titre
+
+        ```{.python .input}
+        x = 'default'
+        ```
+
+        ```{.python .input}
+        %%tab all
+        y = 'all'
+        ```
+
+        ```{.python .input}
+        %%tab mxnet, tensorflow
+        z = 'two'
+        ```
+    """))
+    assert code(split_section(section, "pytorch")) == ["x = 'default'", "y = 'all'"]
+    assert code(split_section(section, "mxnet")) == ["y = 'all'", "z = 'two'"]
+    assert code(split_section(section, "tensorflow")) == ["y = 'all'", "z = 'two'"]
+
+
+def test_prose_tabs_slide_marks_and_displayed_code(tmp_path):
+    section = section_from(tmp_path, md(DECLARE, """
+        # Titre [**marqué**]
+
+        Commun (**à tous**).
+
+        :begin_tab:`pytorch`
+        Pour PyTorch.
+
+        ```bash
+        pip install torch
+        ```
+        :end_tab:
+
+        :begin_tab:`mxnet, tensorflow`
+        Pour [**les deux**]
+        autres.
+        :end_tab:
+    """))
+    torch_md = "\n\n".join(c.source for c in split_section(section, "pytorch").cells)
+    mx_md = "\n\n".join(c.source for c in split_section(section, "mxnet").cells)
+    assert "# Titre marqué" in torch_md and "Commun à tous." in torch_md
+    assert "Pour PyTorch." in torch_md and "```bash\npip install torch\n```" in torch_md
+    assert "Pour les deux\nautres." in mx_md and "PyTorch" not in mx_md
+    for text in (torch_md, mx_md):
+        assert ":begin_tab:" not in text and ":end_tab:" not in text and "**" not in text
+
+
+def test_notebook_metadata_lines_and_validity(tmp_path):
+    text = md("""
+        ```{.python .input}
+        %load_ext d2lbook.tab
+        tab.interact_select(['pytorch', 'mxnet'])
+        #required_libs("syne-tune==0.13", "einops")
+        #gpus(2)
+        ```
+
+        # Titre
+
+        ```{.python .input}
+        %%tab all
+        if tab.selected('mxnet'):
+            a = 1
+        else:
+            a = 2
+        print(a)
+        ```
+    """)
+    section = section_from(tmp_path, text)
+    notebook = split_section(section, "pytorch")
+    nbformat.validate(notebook)
+    meta = notebook.metadata["tabbook"]
+    assert meta == {"tab": "pytorch", "source": "chapters/sec.md", "title": "Titre",
+                    "required_libs": ["syne-tune==0.13", "einops"], "gpus": 2}
+    (cell,) = [c for c in notebook.cells if c.cell_type == "code"]
+    assert cell.source == "a = 2\nprint(a)"
+    lines = text.split("\n")
+    assert [lines[n - 1].strip() for n in cell.metadata["tabbook"]["lines"]] == ["a = 2", "print(a)"]
+    assert "%load_ext" not in nbformat.writes(notebook)
+
+
+def test_a_section_lacking_a_tab_gets_no_notebook_for_it(tmp_path):
+    section = section_from(tmp_path, md("""
+        ```{.python .input}
+        %load_ext d2lbook.tab
+        tab.interact_select(['pytorch', 'mxnet'])
+        ```
+
+        # Titre
+
+        ```{.python .input}
+        %%tab all
+        a = 1
+        ```
+    """))
+    result = write_notebooks([section], ("pytorch", "mxnet", "tensorflow"), "pytorch", tmp_path)
+    names = sorted(p.relative_to(tmp_path).as_posix() for p in result.written)
+    assert names == ["_build/notebooks/mxnet/sec.ipynb", "_build/notebooks/pytorch/sec.ipynb"]
+    assert [(s.name, tab) for s, tab in result.missing_tabs] == [("sec", "tensorflow")]
+    assert not (tmp_path / "_build/notebooks/tensorflow").exists()
+    again = write_notebooks([section], ("pytorch", "mxnet"), "pytorch", tmp_path)
+    assert again.written == [] and len(again.unchanged) == 2
+
+
+# -- the d2lbook original of the GPU section ------------------------------------
+
+SEED = SHARED / "seeds" / "003_1ebbe50d8f209f39.txt"
+
+
+@pytest.fixture
+def seed_notebooks(tmp_path):
+    if not SEED.is_file():
+        pytest.skip(f"the seed {SEED} is absent: ../shared is not beside the repository")
+    section = section_from(tmp_path, SEED.read_text(encoding="utf-8"), "use-gpu.md")
+    assert section.declared_tabs == ("mxnet", "pytorch", "tensorflow")
+    return {tab: split_section(section, tab) for tab in TABS}
+
+
+def test_seed_splits_into_three_compiling_notebooks(seed_notebooks):
+    for tab, notebook in seed_notebooks.items():
+        nbformat.validate(notebook)
+        sources = code(notebook)
+        # 14 cells shared by all, plus Trainer's GPU support (mxnet, pytorch) and
+        # MXNet's set_scratch_params_device.
+        assert len(sources) == {"pytorch": 15, "mxnet": 16, "tensorflow": 14}[tab]
+        for source in sources:
+            assert "%%tab" not in source and "tab.selected" not in source, (tab, source)
+            # Shell escapes are IPython, not Python: compile the rest.
+            python = "\n".join("pass" if line.startswith("!") else line
+                               for line in source.split("\n"))
+            compile(python, f"{tab} cell", "exec")
+        assert not any("interact_select" in s for s in sources)
+
+
+def _function(sources: list[str], name: str) -> str:
+    for source in sources:
+        for node in ast.parse("\n".join(l for l in source.split("\n") if not l.startswith("!"))).body:
+            if isinstance(node, ast.FunctionDef) and node.name == name:
+                return ast.unparse(node)
+    raise AssertionError(f"no function {name}")
+
+
+def test_seed_keeps_the_right_branch_per_framework(seed_notebooks):
+    torch_code = code(seed_notebooks["pytorch"])
+    mx_code = code(seed_notebooks["mxnet"])
+    tf_code = code(seed_notebooks["tensorflow"])
+    assert _function(torch_code, "cpu") == "def cpu():\n    return torch.device('cpu')"
+    assert _function(mx_code, "cpu") == "def cpu():\n    return npx.cpu()"
+    assert _function(tf_code, "cpu") == "def cpu():\n    return tf.device('/CPU:0')"
+    assert _function(torch_code, "num_gpus") == \
+        "def num_gpus():\n    return torch.cuda.device_count()"
+    prepare = _function(torch_code, "prepare_model")
+    assert "model.to(self.gpus[0])" in prepare and "reset_ctx" not in prepare
+    assert "reset_ctx" in _function(mx_code, "prepare_model")
+    assert not any("prepare_model" in s for s in tf_code)
+    assert any(s.startswith("from d2l import tensorflow as d2l") for s in tf_code)
+    assert not any("torch" in s for s in mx_code)
