@@ -82,15 +82,11 @@ def _code_problems(section: Section, config: Config,
             if name not in book_tabs:
                 bad(cell.line + index, f"unknown tab {name!r} in tab.selected",
                     f"use one of: {', '.join(book_tabs)}")
-        if analysis.syntax_error:
-            issue = analysis.syntax_error
-            bad(cell.line + issue.index, issue.message, issue.fix)
-            continue
         for tab in section_tabs:
             if not cell.in_tab(tab):
                 continue
             resolved = analysis.resolve(tab)
-            issue = compile_issue(resolved, section.source)
+            issue = analysis.syntax_error or compile_issue(resolved, section.source)
             if issue:
                 bad(cell.line + issue.index, issue.message, issue.fix, tab)
                 continue

@@ -182,6 +182,11 @@ _KNOWN: dict[str, set[str]] = {
 }
 
 
+def _pattern(section: str) -> str:
+    """``library-pytorch`` -> ``library-*``: per-tab sections share their keys."""
+    return section.split("-")[0] + "-*" if "-" in section else section
+
+
 def _check_tab(tab: str, seen: list[str]) -> str | None:
     if not TAB_NAME.match(tab) or tab == "all":
         return f"{tab!r} is not a valid tab name — use lowercase letters, digits and '_' (not 'all')"
@@ -199,6 +204,17 @@ def load_config(root: Path) -> Config:
     entries, section_lines = _read_ini(path)
     file = CONFIG_FILE
 
+    # Unknown sections and keys, with the line where they are.
+    for name, keys in entries.items():
+        if _pattern(name) not in _KNOWN:
+            known = ", ".join(f"[{s}]" for s in _KNOWN)
+            raise ConfigError(f"{file}:{section_lines[name]}: unknown section [{name}] — "
+                              f"known sections: {known}")
+        for key, (_, line) in keys.items():
+            if key not in _KNOWN[_pattern(name)]:
+                raise ConfigError(f"{file}:{line}: unknown key {key!r} in [{name}] — "
+                                  f"known keys: {', '.join(sorted(_KNOWN[_pattern(name)]))}")
+
     tabs_seen: list[str] = []
     build_entries = entries.get("build", {})
     build = _Section(file, "build", build_entries, section_lines.get("build", 1))
@@ -206,21 +222,10 @@ def load_config(root: Path) -> Config:
     if not tabs:
         raise ConfigError(f"{file}:{build_entries['tabs'][1]}: [build] tabs is empty — "
                           "list at least one framework")
-
-    # Unknown sections and keys, with the line where they are.
-    for name, keys in entries.items():
-        pattern = name.split("-")[0] + "-*" if "-" in name else name
-        if pattern not in _KNOWN:
-            known = ", ".join(f"[{s}]" for s in _KNOWN)
-            raise ConfigError(f"{file}:{section_lines[name]}: unknown section [{name}] — "
-                              f"known sections: {known}")
-        if pattern != name and name.split("-", 1)[1] not in tabs:
+    for name in entries:
+        if _pattern(name) != name and name.split("-", 1)[1] not in tabs:
             raise ConfigError(f"{file}:{section_lines[name]}: section [{name}] names a tab "
                               f"that is not in [build] tabs ({', '.join(tabs)}) — fix the name")
-        for key, (_, line) in keys.items():
-            if key not in _KNOWN[pattern]:
-                raise ConfigError(f"{file}:{line}: unknown key {key!r} in [{name}] — "
-                                  f"known keys: {', '.join(sorted(_KNOWN[pattern]))}")
 
     def section(name: str) -> _Section:
         return _Section(file, name, entries.get(name, {}), section_lines.get(name, 1))

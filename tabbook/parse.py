@@ -80,8 +80,8 @@ class _SectionParser:
         begin, end = BEGIN_TAB.match(stripped), END_TAB.match(stripped)
         if begin:
             if self.tab_block_line is not None:
-                self.problem(number, f":begin_tab: inside the tab block opened at line "
-                             f"{self.tab_block_line}", "add :end_tab: before this line")
+                self.problem(self.tab_block_line, f":begin_tab: is not closed before the next "
+                             f":begin_tab: at line {number}", f"add :end_tab: before line {number}")
             self.flush_prose()
             self.prose_tabs = split_names(begin.group(1)) or ("",)
             self.tab_block_line = number

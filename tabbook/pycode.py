@@ -228,7 +228,7 @@ def _parse_with_recovery(masked: list[str]) -> tuple[ast.Module | None, CodeIssu
         except SyntaxError as err:
             index = (err.lineno or 1) - 1
             if not _blank_broken_branch(lines, index):
-                return None, CodeIssue(index, f"syntax error: {err.msg}", "fix the code")
+                return None, CodeIssue(index, f"does not compile: {err.msg}", "fix the code")
     return None, None
 
 
@@ -327,7 +327,7 @@ def compile_issue(resolved: Resolved, filename: str) -> CodeIssue | None:
     except SyntaxError as err:
         index = min(max((err.lineno or 1) - 1, 0), len(resolved.origins) - 1)
         origin = resolved.origins[index] if resolved.origins else 0
-        return CodeIssue(origin, f"does not compile: {err.msg}", "fix the code for this tab")
+        return CodeIssue(origin, f"does not compile: {err.msg}", "fix the code")
     return None
 
 

@@ -20,8 +20,8 @@ CATALOGUE = [
     ("nested begin_tab",
      {"chap/sec.md": md(DECLARE, "# Titre", ":begin_tab:`pytorch`\nA", ":begin_tab:`mxnet`\nB",
                         ":end_tab:")},
-     [f"{S}:11: :begin_tab: inside the tab block opened at line 8 — add :end_tab: before "
-      "this line"]),
+     [f"{S}:8: :begin_tab: is not closed before the next :begin_tab: at line 11 — add "
+      ":end_tab: before line 11"]),
     ("unknown tab in %%tab",
      {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab jax\nx = 1\n```")},
      [f"{S}:9: unknown tab 'jax' in %%tab — use one of: all, pytorch, mxnet, tensorflow"]),
@@ -102,10 +102,10 @@ CATALOGUE = [
                         "```{.python .input}\n%%tab all\ndef f():\n    if tab.selected('mxnet'):\n"
                         "        return npx.cpu(\n    if tab.selected('pytorch'):\n"
                         "        return 1\n    return 2\n```")},
-     [f"{S}:12: [mxnet] does not compile: '(' was never closed — fix the code for this tab"]),
+     [f"{S}:12: [mxnet] does not compile: '(' was never closed — fix the code"]),
     ("syntax error for every tab",
      {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab all\nx = = 1\n```")},
-     [f"{S}:10: syntax error: invalid syntax — fix the code"]),
+     [f"{S}:10: [pytorch, mxnet, tensorflow] does not compile: invalid syntax — fix the code"]),
     ("non-UTF-8 file",
      {"chap/sec.md": "# Titre\n\nCaf\xe9 noir.\n".encode("latin-1")},
      [f"{S}:3: not valid UTF-8 (byte 0xe9) — save the file as UTF-8"]),

@@ -1,0 +1,135 @@
+"""build.py end to end, run as a user runs it, on copies of this repository."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import REPO
+
+PARTS = ["build.py", "config.ini", "tabbook", "chapters", "img", "requirements"]
+
+
+@pytest.fixture
+def repo_copy(tmp_path) -> Path:
+    for part in PARTS:
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, tmp_path / part)
+    return tmp_path
+
+
+def build(root: Path, *args: str) -> subprocess.CompletedProcess:
+    env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
+    return subprocess.run([sys.executable, str(root / "build.py"), *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=120)
+
+
+def notebooks(root: Path) -> list[str]:
+    base = root / "_build" / "notebooks"
+    return sorted(p.relative_to(base).as_posix() for p in base.rglob("*.ipynb"))
+
+
+def test_check_passes_on_the_book(repo_copy):
+    result = build(repo_copy, "check")
+    assert result.returncode == 0, result.stderr
+    assert "no problem" in result.stdout
+    assert not (repo_copy / "_build").exists()
+
+
+def test_check_names_an_unclosed_begin_tab(repo_copy):
+    section = repo_copy / "chapters" / "chapter_gpu" / "use-gpu.md"
+    lines = section.read_text(encoding="utf-8").split("\n")
+    end = lines.index(":end_tab:")
+    del lines[end]
+    section.write_text("\n".join(lines), encoding="utf-8")
+    begin = max(i for i in range(end) if lines[i].startswith(":begin_tab:")) + 1
+    result = build(repo_copy, "check")
+    assert result.returncode == 1
+    assert f"chapters/chapter_gpu/use-gpu.md:{begin}: :begin_tab: is not closed" in result.stderr
+    assert "nothing was built" in result.stderr
+
+
+def test_notebooks_of_the_whole_book_are_valid(repo_copy):
+    result = build(repo_copy, "notebooks")
+    assert result.returncode == 0, result.stderr
+    written = notebooks(repo_copy)
+    for tab in ("pytorch", "mxnet", "tensorflow"):
+        assert f"{tab}/chapter_gpu/use-gpu.ipynb" in written
+    for name in written:
+        notebook = nbformat.read(repo_copy / "_build" / "notebooks" / name, as_version=4)
+        nbformat.validate(notebook)
+        assert notebook.cells, name
+    lines = result.stdout.strip().split("\n")
+    assert lines[-1].startswith(f"notebooks: {len(written)} in _build/notebooks")
+    assert any(line.startswith("[3/3] chapter_gpu/use-gpu: pytorch, mxnet, tensorflow")
+               for line in lines)
+
+
+def test_one_tab_and_some_sections(repo_copy):
+    result = build(repo_copy, "notebooks", "--tab", "mxnet", "--only", "chapter_gpu/*")
+    assert result.returncode == 0, result.stderr
+    assert notebooks(repo_copy) == ["mxnet/chapter_gpu/use-gpu.ipynb"]
+    assert "[1/2] chapter_gpu/index: -  (no mxnet notebook: the section has only pytorch)" \
+        in result.stdout
+
+
+def test_bad_options_are_clear_errors(repo_copy):
+    result = build(repo_copy, "notebooks", "--tab", "jax")
+    assert result.returncode == 1
+    assert "error: --tab jax: not a tab of this book" in result.stderr
+    result = build(repo_copy, "--only", "nothing/*")
+    assert result.returncode == 1
+    assert "error: --only nothing/*: matches no section" in result.stderr
+    assert not (repo_copy / "_build").exists()
+
+
+def test_failed_checks_write_nothing_and_keep_earlier_results(repo_copy):
+    assert build(repo_copy).returncode == 0
+    target = repo_copy / "_build/notebooks/pytorch/chapter_gpu/use-gpu.ipynb"
+    before = target.read_bytes()
+    section = repo_copy / "chapters" / "chapter_gpu" / "use-gpu.md"
+    text = section.read_text(encoding="utf-8")
+    section.write_text(text.replace("X = torch.ones(2, 3, device=try_gpu())",
+                                    "X = torch.ones(2, 3, device=try_gpu()"), encoding="utf-8")
+    result = build(repo_copy, "notebooks")
+    assert result.returncode == 1
+    assert "chapters/chapter_gpu/use-gpu.md:" in result.stderr
+    assert "[pytorch] does not compile: '(' was never closed" in result.stderr
+    assert target.read_bytes() == before
+
+
+def test_stale_notebooks_are_removed_and_unchanged_ones_not_rewritten(repo_copy):
+    assert build(repo_copy, "notebooks").returncode == 0
+    stale = repo_copy / "_build/notebooks/pytorch/chapter_gpu/old.ipynb"
+    stale.write_text("{}")
+    result = build(repo_copy, "notebooks")
+    assert not stale.exists()
+    assert "0 written" in result.stdout and "1 stale removed" in result.stdout
+
+
+def test_config_errors_stop_the_build(repo_copy):
+    config = repo_copy / "config.ini"
+    config.write_text(config.read_text().replace("[execute]", "[execute]\ntimout = 5"))
+    result = build(repo_copy, "check")
+    assert result.returncode == 1
+    assert "error: config.ini:" in result.stderr and "unknown key 'timout' in [execute]" in \
+        result.stderr
+
+
+def test_notebook_json_is_deterministic(repo_copy, tmp_path):
+    assert build(repo_copy, "notebooks").returncode == 0
+    first = {n: (repo_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(repo_copy)}
+    shutil.rmtree(repo_copy / "_build")
+    assert build(repo_copy, "notebooks").returncode == 0
+    second = {n: (repo_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(repo_copy)}
+    assert first == second
+    assert json.loads(next(iter(first.values())))["nbformat"] == 4

@@ -1,0 +1,70 @@
+"""The repository keeps its promises: README commands, CI entry, pinned requirements."""
+from __future__ import annotations
+
+import re
+import subprocess
+
+import yaml
+
+from conftest import REPO
+
+
+def readme_commands() -> list[str]:
+    text = (REPO / "README.md").read_text(encoding="utf-8")
+    lines = text.split("\n")
+    assert lines[0].startswith("```"), "README.md must start with its two commands"
+    end = lines.index("```", 1)
+    return [line.split("#")[0].strip() for line in lines[1:end]]
+
+
+def test_readme_starts_with_the_build_and_test_commands():
+    assert readme_commands() == ["python3 build.py", "python3 build.py test"]
+
+
+def test_ci_runs_the_readme_commands():
+    script = REPO / ".ci" / "run"
+    assert script.stat().st_mode & 0o111, ".ci/run must be executable"
+    text = script.read_text()
+    assert "README.md" in text
+    # The script's own extraction gives the README's commands.
+    extracted = subprocess.run(
+        ["bash", "-c", "awk '/^```/ { fences++; next } fences == 1' README.md"],
+        cwd=REPO, capture_output=True, text=True, check=True).stdout.strip().split("\n")
+    assert [line.split("#")[0].strip() for line in extracted] == readme_commands()
+
+
+def requirements(name: str) -> list[str]:
+    path = REPO / "requirements" / f"{name}.txt"
+    return [line.strip() for line in path.read_text().split("\n")
+            if line.strip() and not line.startswith("#")]
+
+
+def test_requirements_are_pinned():
+    for name in ("tools", "pytorch", "mxnet", "tensorflow"):
+        for requirement in requirements(name):
+            assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", requirement), (name, requirement)
+    assert "torch==2.13.0" in requirements("pytorch")
+    assert "mxnet==1.9.1" in requirements("mxnet")
+    numpy_mx = next(r for r in requirements("mxnet") if r.startswith("numpy=="))
+    assert tuple(map(int, numpy_mx.split("==")[1].split(".")[:2])) < (1, 24)
+    assert "tensorflow-cpu==2.21.0" in requirements("tensorflow")
+    assert not any(r.startswith("tf-keras") for r in requirements("tensorflow"))
+
+
+def test_environment_yml_matches_the_tools_requirements():
+    environment = yaml.safe_load((REPO / "environment.yml").read_text())
+    dependencies = environment["dependencies"]
+    assert "python=3.11" in dependencies
+    pip = next(d["pip"] for d in dependencies if isinstance(d, dict))
+    assert sorted(pip, key=str.lower) == sorted(requirements("tools"), key=str.lower)
+
+
+def test_build_outputs_and_environments_are_ignored():
+    ignored = (REPO / ".gitignore").read_text().split("\n")
+    assert "_build/" in ignored and ".envs/" in ignored
+
+
+def test_workflows_are_valid_yaml_and_run_the_ci_entry():
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
+    steps = workflow["jobs"]["build-and-test"]["steps"]
+    assert any(step.get("run") == "bash .ci/run" for step in steps)
