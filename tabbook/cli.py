@@ -10,7 +10,8 @@ from pathlib import Path
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
-from .model import Book, Problem, Section
+from .library import stale_libraries, write_libraries
+from .model import Book, Problem, Section, SourceError
 from .parse import parse_book
 from .split import write_notebooks
 
@@ -33,6 +34,9 @@ def make_parser() -> argparse.ArgumentParser:
     _add_selection(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("check", help="lint the sources, build nothing")
+    lib = commands.add_parser("lib", help="regenerate d2l/*.py from the #@save code")
+    lib.add_argument("--check", action="store_true",
+                     help="change nothing; fail if the committed files are out of date")
     _add_selection(commands.add_parser(
         "notebooks", help="split the sources into per-framework notebooks"))
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
@@ -95,12 +99,40 @@ def run_check(root: Path) -> int:
     return 0
 
 
-def run_notebooks(root: Path, args: argparse.Namespace) -> int:
+def run_lib(root: Path, check_only: bool) -> int:
+    loaded = load_checked_book(root)
+    if loaded is None:
+        return 1
+    config, book = loaded
+    if check_only:
+        return _report_stale_libraries(config, book)
+    changed = write_libraries(book, config)
+    for path in changed:
+        print(f"lib: wrote {path.relative_to(root).as_posix()}")
+    print(f"lib: {len(changed)} file{'s' if len(changed) != 1 else ''} changed"
+          + (" (commit them with the sections)" if changed else ""))
+    return 0
+
+
+def _report_stale_libraries(config: Config, book: Book) -> int:
+    stale = stale_libraries(book, config)
+    for message in stale:
+        print(f"lib: {message}", file=sys.stderr)
+    if stale:
+        print("lib: run `python3 build.py lib` and commit the result", file=sys.stderr)
+        return 1
+    print("lib: d2l files are up to date")
+    return 0
+
+
+def run_notebooks(root: Path, args: argparse.Namespace, whole_build: bool = False) -> int:
     started = time.monotonic()
     loaded = load_checked_book(root)
     if loaded is None:
         return 1
     config, book = loaded
+    if whole_build and _report_stale_libraries(config, book):
+        return 1
     tabs = selected_tabs(config, args.tab)
     sections = selected_sections(book, args.only)
     width = len(str(len(sections)))
@@ -135,8 +167,13 @@ def main(argv: list[str], root: Path) -> int:
             return run_check(root)
         if args.command == "test":
             return run_tests(root, args.pytest_args)
+        if args.command == "lib":
+            return run_lib(root, args.check)
         # `notebooks`, and the whole build, which for now ends with the notebooks.
-        return run_notebooks(root, args)
+        return run_notebooks(root, args, whole_build=args.command is None)
     except (ConfigError, UsageError, FileNotFoundError) as err:
         print(f"error: {err}", file=sys.stderr)
+        return 1
+    except SourceError as err:
+        report(err.problems)
         return 1

@@ -24,21 +24,24 @@ def env_python(env: Path) -> Path:
     return env / "bin" / "python"
 
 
-def _fingerprint(requirements: Path) -> str:
-    digest = hashlib.sha256(requirements.read_bytes())
-    digest.update(sys.version.encode())
+def _fingerprint(*files: Path) -> str:
+    digest = hashlib.sha256(sys.version.encode())
+    for file in files:
+        digest.update(file.read_bytes())
     return digest.hexdigest()
 
 
-def ensure_env(root: Path, name: str) -> Path:
+def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     """Create or refresh ``.envs/<name>`` from ``requirements/<name>.txt``; return its python.
 
-    An environment is rebuilt only when its requirements (or Python) changed.
+    With `with_d2l`, this repository's d2l package is installed too, editable, so
+    that regenerated d2l/*.py files are seen at once. An environment is rebuilt
+    only when its requirements (or pyproject.toml, or Python) changed.
     """
     requirements = root / "requirements" / f"{name}.txt"
     env = root / ENVS_DIR / name
     stamp = env / STAMP
-    fingerprint = _fingerprint(requirements)
+    fingerprint = _fingerprint(requirements, *([root / "pyproject.toml"] if with_d2l else []))
     if stamp.is_file() and stamp.read_text().strip() == fingerprint:
         return env_python(env)
     started = time.monotonic()
@@ -50,6 +53,9 @@ def ensure_env(root: Path, name: str) -> Path:
                     "--upgrade", "pip"], check=True)
     subprocess.run([python, "-m", "pip", "install", "--disable-pip-version-check",
                     "--progress-bar", "off", "-r", str(requirements)], check=True)
+    if with_d2l:
+        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                        "--no-deps", "--editable", str(root)], check=True)
     stamp.write_text(fingerprint + "\n")
     print(f"{name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
     return env_python(env)

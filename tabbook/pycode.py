@@ -37,6 +37,9 @@ class Saved:
     name: str
     index: int         # 0-based line in the cell's source
     target_class: str = ""   # for methods added with @d2l.add_to_class(d2l.X)
+    first: int = 0     # the definition's lines in the resolved code, inclusive
+    last: int = 0
+    body_first: int = 0      # for classes: first line of the body
 
 
 @dataclass
@@ -339,7 +342,7 @@ def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]
         return [], []
     origin = resolved.origins
     if lines and lines[0].strip().startswith("#") and SAVE_MARK.search(lines[0]):
-        return [Saved("cell", "", origin[0])], []
+        return [Saved("cell", "", origin[0], first=0, last=len(lines) - 1)], []
     masked, _ = mask_magics(lines)
     try:
         tree = ast.parse("\n".join(masked))
@@ -364,5 +367,6 @@ def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]
                     "add_to_class") and decorator.args:
                 target = ast.unparse(decorator.args[0]).split(".")[-1]
         kind = "class" if isinstance(node, ast.ClassDef) else ("method" if target else "function")
-        saved.append(Saved(kind, node.name, origin[i], target))
+        saved.append(Saved(kind, node.name, origin[i], target, _statement_start(node),
+                            node.end_lineno - 1, _statement_start(node.body[0])))
     return saved, issues
