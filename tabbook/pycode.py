@@ -9,6 +9,7 @@ from, so that errors can point at the .md line.
 from __future__ import annotations
 
 import ast
+import functools
 import re
 from dataclasses import dataclass, field
 
@@ -266,8 +267,12 @@ def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] 
         return branches
 
 
+@functools.lru_cache(maxsize=None)
 def analyse(source: str) -> Analysis:
-    """Read one code cell: its tab.selected chains and their misuse."""
+    """Read one code cell: its tab.selected chains and their misuse.
+
+    Cached: the check, split and library stages all read the same cells.
+    """
     lines = source.split("\n")
     masked, is_python = mask_magics(lines)
     analysis = Analysis(lines, is_python)
