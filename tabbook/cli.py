@@ -2,18 +2,24 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import fnmatch
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
+from .execute import Executor, Task, summary_table
+from .kernels import (RuntimeSetupError, default_jobs, detect_gpus, isolate_jupyter,
+                      prepare_runtime, python_of)
 from .library import stale_libraries, write_libraries
 from .model import Book, Problem, Section, SourceError
 from .parse import parse_book
-from .split import write_notebooks
+from .split import split_section, write_notebooks
 
 
 class UsageError(Exception):
@@ -28,10 +34,21 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                              "(repeatable)")
 
 
+def _add_execution(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("-j", "--jobs", type=int, metavar="N",
+                        help="kernels at once (default: [execute] jobs, else from the machine)")
+    parser.add_argument("--force", action="store_true", help="ignore the execution cache")
+    parser.add_argument("--python", action="append", metavar="TAB=PATH",
+                        help="run TAB with this interpreter instead of .envs/TAB (repeatable)")
+    parser.add_argument("--require-gpu", action="store_true",
+                        help="fail unless the GPUs the selected sections declare are visible")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="build.py", description="Build the book. With no command: everything.")
     _add_selection(parser)
+    _add_execution(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.add_parser("check", help="lint the sources, build nothing")
     lib = commands.add_parser("lib", help="regenerate d2l/*.py from the #@save code")
@@ -39,6 +56,9 @@ def make_parser() -> argparse.ArgumentParser:
                      help="change nothing; fail if the committed files are out of date")
     _add_selection(commands.add_parser(
         "notebooks", help="split the sources into per-framework notebooks"))
+    evaluate = commands.add_parser("eval", help="execute the notebooks (cached)")
+    _add_selection(evaluate)
+    _add_execution(evaluate)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
@@ -155,6 +175,79 @@ def run_notebooks(root: Path, args: argparse.Namespace, whole_build: bool = Fals
     return 0
 
 
+@contextlib.contextmanager
+def build_lock(root: Path):
+    """One build at a time in a folder: a second one waits for the first."""
+    path = root / "_build" / ".lock"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print("waiting for another build of this book to finish...", flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+    started = time.monotonic()
+    tabs = selected_tabs(config, args.tab)
+    sections = selected_sections(book, args.only)
+    pythons = {}
+    for value in args.python or []:
+        tab, path = python_of(value)
+        selected_tabs(config, [tab])
+        pythons[tab] = path
+    gpus = detect_gpus()
+    if gpus:
+        print("devices: " + "; ".join(f"GPU {g.index} {g.name} ({g.memory_mib} MiB, driver "
+                                      f"{g.driver}, CUDA {g.cuda})" for g in gpus))
+    else:
+        print("devices: no GPU visible, every notebook runs on the CPU")
+    if args.require_gpu:
+        short = [s for s in sections if s.gpus > len(gpus)]
+        if short:
+            print(f"error: --require-gpu: {len(gpus)} GPU(s) visible, but "
+                  + ", ".join(f"{s.name} declares #gpus({s.gpus})" for s in short)
+                  + " — run on a machine with these GPUs, or drop --require-gpu",
+                  file=sys.stderr)
+            return 1
+    tasks = [Task(section, tab, split_section(section, tab))
+             for section in sections for tab in tabs
+             if tab in section.tabs(config.build.default_tab)]
+    order = {id(task): number for number, task in enumerate(tasks)}
+    isolate_jupyter(root)
+    with build_lock(root):
+        needed = list(dict.fromkeys(t.tab for t in tasks))
+        # Probing imports each framework (seconds each): do them side by side.
+        with ThreadPoolExecutor(max(len(needed), 1)) as pool:
+            runtimes = dict(zip(needed, pool.map(
+                lambda tab: prepare_runtime(root, tab, pythons.get(tab)), needed)))
+        jobs = args.jobs or default_jobs(config.execute.jobs)
+        executor = Executor(root, runtimes, gpus, jobs, config.execute.timeout, args.force,
+                            colour=sys.stdout.isatty())
+        libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
+                     for tab in runtimes}
+        queue = executor.plan(tasks, libraries)
+        print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue)} cached, "
+              f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels", flush=True)
+        try:
+            executor.run(queue)
+        except KeyboardInterrupt:
+            print("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
+                  "previous results", file=sys.stderr)
+            return 130
+    outcomes = sorted(executor.outcomes, key=lambda o: order[id(o.task)])
+    print(summary_table(outcomes, tabs))
+    failed = [o for o in outcomes if o.status == "failed"]
+    for outcome in failed:
+        print(outcome.message, file=sys.stderr)
+    print(f"eval: {sum(o.status == 'ran' for o in outcomes)} ran, "
+          f"{sum(o.status == 'cached' for o in outcomes)} cached, {len(failed)} failed, "
+          f"{time.monotonic() - started:.1f} s")
+    return 1 if failed else 0
+
+
 def run_tests(root: Path, pytest_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
                            cwd=root)
@@ -169,9 +262,17 @@ def main(argv: list[str], root: Path) -> int:
             return run_tests(root, args.pytest_args)
         if args.command == "lib":
             return run_lib(root, args.check)
-        # `notebooks`, and the whole build, which for now ends with the notebooks.
-        return run_notebooks(root, args, whole_build=args.command is None)
-    except (ConfigError, UsageError, FileNotFoundError) as err:
+        if args.command == "eval":
+            loaded = load_checked_book(root)
+            return 1 if loaded is None else run_eval(root, args, *loaded)
+        if args.command == "notebooks":
+            return run_notebooks(root, args)
+        # The whole build: checks, library check, notebooks, execution.
+        status = run_notebooks(root, args, whole_build=True)
+        if status:
+            return status
+        return run_eval(root, args, *load_checked_book(root))
+    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except SourceError as err:

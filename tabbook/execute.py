@@ -1,0 +1,363 @@
+"""Execute stage: run each per-framework notebook in its framework's own kernel.
+
+A notebook runs again only when its cache key changes: the tab, its code after
+splitting, that tab's d2l file, the environment's exact packages, the GPU
+class. Results are written atomically; a failed or interrupted notebook caches
+nothing and keeps its previous good result. Up to `jobs` kernels run at once,
+longest first, and a section gets up to its ``#gpus(N)`` GPUs.
+"""
+from __future__ import annotations
+
+import atexit
+import copy
+import datetime
+import functools
+import hashlib
+import json
+import os
+import re
+import signal
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import nbformat
+
+from .kernels import Gpu, Runtime, gpu_class
+from .model import Section
+from .split import METADATA_KEY
+
+EVAL_DIR = Path("_build") / "eval"
+CACHE_DIR = Path("_build") / "cache"
+CACHE_FORMAT = 1
+ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
+TRACEBACK_LINE = re.compile(r"(?:Cell In\[\d+\]|<cell line: \d+>|input-\d+-\w+), line (\d+)")
+
+
+@dataclass
+class Task:
+    section: Section
+    tab: str
+    notebook: nbformat.NotebookNode
+    key: str = ""
+    estimate: float = 0.0
+    """Seconds of the last run, to start the longest notebooks first."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.section.name} [{self.tab}]"
+
+
+@dataclass
+class Outcome:
+    task: Task
+    status: str            # cached, ran, failed or interrupted
+    seconds: float = 0.0
+    message: str = ""
+
+
+def eval_path(root: Path, task: Task) -> Path:
+    return root / EVAL_DIR / task.tab / task.section.path.with_suffix(".ipynb")
+
+
+def _record_path(root: Path, task: Task) -> Path:
+    return root / CACHE_DIR / task.tab / task.section.path.with_suffix(".json")
+
+
+def atomic_write(path: Path, text: str) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
+    code = [c.source for c in task.notebook.cells if c.cell_type == "code"]
+    material = {"format": CACHE_FORMAT, "tab": task.tab, "code": code}
+    if code:   # a prose-only notebook runs nothing: the environment cannot change it
+        material.update(library=hashlib.sha256(library_text.encode()).hexdigest(),
+                        python=runtime.python_version, packages=runtime.packages, gpus=gpus,
+                        requires_gpus=task.section.gpus)
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def read_record(root: Path, task: Task) -> dict:
+    try:
+        return json.loads(_record_path(root, task).read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def strip_ansi(text: str) -> str:
+    return ANSI.sub("", text)
+
+
+@dataclass
+class Executor:
+    root: Path
+    runtimes: dict[str, Runtime]
+    gpus: list[Gpu]
+    jobs: int
+    timeout: int
+    force: bool = False
+    log: callable = functools.partial(print, flush=True)
+    colour: bool = False
+    outcomes: list[Outcome] = field(default_factory=list)
+    _running: dict = field(default_factory=dict)     # task label -> (start, kernel pid holder)
+    _free_gpus: list[int] = field(default_factory=list)
+    _condition: threading.Condition = field(default_factory=threading.Condition)
+    _stopping: bool = False
+
+    # -- planning -------------------------------------------------------------
+    def plan(self, tasks: list[Task], library_texts: dict[str, str]) -> list[Task]:
+        """Key every task; record cached ones; return those to run, longest first."""
+        gpus = gpu_class(self.gpus)
+        to_run = []
+        for task in tasks:
+            task.key = cache_key(task, self.runtimes[task.tab], library_texts[task.tab], gpus)
+            record = read_record(self.root, task)
+            task.estimate = float(record.get("seconds", 0.0))
+            if not self.force and record.get("key") == task.key and \
+                    eval_path(self.root, task).is_file():
+                self.outcomes.append(Outcome(task, "cached", task.estimate))
+            else:
+                to_run.append(task)
+        return sorted(to_run, key=lambda t: -t.estimate)
+
+    # -- running ---------------------------------------------------------------
+    def run(self, queue: list[Task]) -> None:
+        """Run `queue` with up to `jobs` kernels; Ctrl-C stops every kernel cleanly."""
+        self._free_gpus = [g.index for g in self.gpus]
+        pending = list(queue)
+        workers = [threading.Thread(target=self._worker, args=(pending,), daemon=True)
+                   for _ in range(min(self.jobs, len(queue)))]
+        ticker = threading.Thread(target=self._tick, daemon=True)
+        for worker in workers:
+            worker.start()
+        ticker.start()
+        try:
+            for worker in workers:
+                while worker.is_alive():
+                    worker.join(0.2)
+        except KeyboardInterrupt:
+            self.stop()
+            for worker in workers:
+                worker.join(30)
+            raise
+        finally:
+            with self._condition:
+                self._stopping = True
+                self._condition.notify_all()
+
+    def stop(self) -> None:
+        """Kill every running kernel (with its children) and start nothing more."""
+        with self._condition:
+            self._stopping = True
+            self._condition.notify_all()
+            holders = [holder for _, holder in self._running.values()]
+        for holder in holders:
+            pid = holder.get("pid")
+            if pid:
+                try:
+                    os.killpg(pid, signal.SIGKILL)
+                except (ProcessLookupError, PermissionError):
+                    pass
+
+    def _next(self, pending: list[Task]) -> tuple[Task, list[int]] | None:
+        with self._condition:
+            while True:
+                if self._stopping or not pending:
+                    return None
+                for task in pending:
+                    wanted = min(task.section.gpus, len(self.gpus))
+                    if wanted <= len(self._free_gpus):
+                        pending.remove(task)
+                        granted = self._free_gpus[:wanted]
+                        del self._free_gpus[:wanted]
+                        return task, granted
+                self._condition.wait()
+
+    def _worker(self, pending: list[Task]) -> None:
+        while True:
+            picked = self._next(pending)
+            if picked is None:
+                return
+            task, granted = picked
+            try:
+                outcome = self._execute(task, granted)
+            finally:
+                with self._condition:
+                    self._free_gpus.extend(granted)
+                    self._condition.notify_all()
+            with self._condition:
+                self.outcomes.append(outcome)
+            self._report(outcome)
+
+    def _tick(self) -> None:
+        """Show what runs: a live line on a terminal, a line every 30 s otherwise."""
+        interval = 1.0 if self.colour else 30.0
+        last = time.monotonic()
+        while not self._stopping:
+            time.sleep(0.2)
+            if time.monotonic() - last < interval:
+                continue
+            last = time.monotonic()
+            with self._condition:
+                running = [f"{label} {time.monotonic() - start:.0f} s"
+                           for label, (start, _) in self._running.items()]
+            if running:
+                line = "running: " + ", ".join(running)
+                if self.colour:
+                    sys.stdout.write("\r\x1b[K" + line[:150])
+                    sys.stdout.flush()
+                else:
+                    self.log(line)
+
+    def _report(self, outcome: Outcome) -> None:
+        prefix = "\r\x1b[K" if self.colour else ""
+        if outcome.status == "ran":
+            self.log(f"{prefix}done    {outcome.task.label} in {outcome.seconds:.1f} s")
+        elif outcome.status == "failed":
+            self.log(f"{prefix}FAILED  {outcome.task.label} after {outcome.seconds:.1f} s\n"
+                     + outcome.message)
+
+    def _environment(self, granted: list[int]) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.gpus:
+            env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in granted)
+        return env
+
+    def _execute(self, task: Task, granted: list[int]) -> Outcome:
+        from nbclient import NotebookClient
+        from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+
+        runtime = self.runtimes[task.tab]
+        notebook = copy.deepcopy(task.notebook)
+        notebook.metadata["kernelspec"] = {"name": runtime.kernel_name, "language": "python",
+                                           "display_name": f"Python 3 ({task.tab})"}
+        target = eval_path(self.root, task)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        started = time.monotonic()
+        current = {"index": None, "start": started}
+        holder: dict = {}
+
+        def on_cell_start(cell, cell_index):
+            current["index"], current["start"] = cell_index, time.monotonic()
+
+        def on_cell_executed(cell, cell_index, **_):
+            cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = round(
+                time.monotonic() - current["start"], 3)
+
+        def on_notebook_start(notebook):
+            provisioner = getattr(client.km, "provisioner", None)
+            holder["pid"] = getattr(provisioner, "pid", None) or getattr(
+                getattr(provisioner, "process", None), "pid", None)
+
+        if not any(c.cell_type == "code" for c in notebook.cells):
+            self._save(task, notebook, [], 0.0)   # prose only: no kernel to start
+            return Outcome(task, "ran", 0.0)
+        client = NotebookClient(
+            notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
+            resources={"metadata": {"path": str(target.parent)}},
+            on_cell_start=on_cell_start, on_cell_executed=on_cell_executed,
+            on_notebook_start=on_notebook_start)
+        with self._condition:
+            self._running[task.label] = (started, holder)
+        self.log(f"{'' if not self.colour else chr(13) + chr(27) + '[K'}start   {task.label}"
+                 + (f" on GPU {','.join(map(str, granted))}" if granted else ""))
+        try:
+            client.execute(env=self._environment(granted))
+        except CellTimeoutError:
+            return self._failure(task, notebook, current["index"], started,
+                                 f"the cell ran longer than the {self.timeout} s timeout "
+                                 "([execute] timeout in config.ini)")
+        except DeadKernelError:
+            if self._stopping:
+                return Outcome(task, "interrupted", time.monotonic() - started)
+            return self._failure(task, notebook, current["index"], started,
+                                 "the kernel died (crash, os._exit or out of memory)")
+        except CellExecutionError as err:
+            return self._failure(task, notebook, current["index"], started, "", err)
+        except Exception as err:   # the kernel was killed under us (Ctrl-C), or failed to start
+            if self._stopping:
+                return Outcome(task, "interrupted", time.monotonic() - started)
+            return self._failure(task, notebook, current["index"], started,
+                                 f"{type(err).__name__}: {err}")
+        finally:
+            # nbclient registers a clean-up at exit that fails once the kernel is gone.
+            atexit.unregister(client._cleanup_kernel)
+            with self._condition:
+                self._running.pop(task.label, None)
+        if self._stopping:
+            return Outcome(task, "interrupted", time.monotonic() - started)
+        seconds = time.monotonic() - started
+        self._save(task, notebook, granted, seconds)
+        return Outcome(task, "ran", seconds)
+
+    def _failure(self, task: Task, notebook, index: int | None, started: float, reason: str,
+                 error: Exception | None = None) -> Outcome:
+        """Describe a failure at its .md line; the previous good result stays."""
+        seconds = time.monotonic() - started
+        cell = notebook.cells[index] if index is not None else None
+        lines = (cell.metadata.get(METADATA_KEY, {}).get("lines") or [0]) if cell else [0]
+        line = lines[0]
+        details = []
+        if error is not None:
+            outputs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"] \
+                if cell else []
+            if outputs:
+                reason = f"{outputs[-1].ename}: {outputs[-1].evalue}"
+                traceback = strip_ansi("\n".join(outputs[-1].traceback)).strip().split("\n")
+                for text in traceback:   # the innermost line of the cell itself
+                    found = TRACEBACK_LINE.search(text)
+                    if found and int(found.group(1)) <= len(lines):
+                        line = lines[int(found.group(1)) - 1]
+                details = [t for t in traceback if t.strip()][-6:]
+            else:
+                reason = strip_ansi(str(error)).strip().split("\n")[-1]
+        if index is None:
+            message = f"  {task.section.source} [{task.tab}]: {reason}"
+        else:
+            number = sum(1 for c in notebook.cells[:index + 1] if c.cell_type == "code")
+            message = f"  {task.section.source}:{line} [{task.tab}] cell {number}: {reason}"
+        if details:
+            message += "\n" + "\n".join(f"    | {d}" for d in details)
+        return Outcome(task, "failed", seconds, message)
+
+    def _save(self, task: Task, notebook, granted: list[int], seconds: float) -> None:
+        runtime = self.runtimes[task.tab]
+        devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
+                    "cuda": g.cuda} for g in self.gpus if g.index in granted]
+        notebook.metadata[METADATA_KEY]["provenance"] = {
+            "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "framework": task.tab, "framework_version": runtime.framework_version,
+            "python": runtime.python_version, "devices": devices or "CPU",
+            "cell_seconds": [c.metadata.get(METADATA_KEY, {}).get("seconds", 0.0)
+                             for c in notebook.cells if c.cell_type == "code"],
+            "total_seconds": round(seconds, 3),
+        }
+        atomic_write(eval_path(self.root, task), nbformat.writes(notebook) + "\n")
+        atomic_write(_record_path(self.root, task),
+                     json.dumps({"key": task.key, "seconds": round(seconds, 3)}) + "\n")
+
+
+def summary_table(outcomes: list[Outcome], tabs: tuple[str, ...]) -> str:
+    """Section × tab: cached / ran in N s / failed."""
+    cells: dict[str, dict[str, str]] = {}
+    order: list[str] = []
+    for outcome in outcomes:
+        name = outcome.task.section.name
+        if name not in cells:
+            cells[name] = {}
+            order.append(name)
+        text = {"cached": "cached", "ran": f"ran in {outcome.seconds:.1f} s",
+                "failed": "FAILED", "interrupted": "interrupted"}[outcome.status]
+        cells[name][outcome.task.tab] = text
+    width = max([len("section")] + [len(n) for n in order])
+    rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]
+    for name in order:
+        rows.append(f"{name:<{width}}  " + "  ".join(f"{cells[name].get(t, '-'):<14}"
+                                                     for t in tabs))
+    return "\n".join(row.rstrip() for row in rows)

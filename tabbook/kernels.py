@@ -1,0 +1,197 @@
+"""Where each framework's code runs: an interpreter, a Jupyter kernel, the GPUs.
+
+Kernels are registered under ``_build/kernels`` and Jupyter's runtime and
+IPython's profile are kept there too, so nothing is written to the user's
+global Jupyter or IPython folders.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+from .environments import ensure_env
+
+KERNELS_DIR = Path("_build") / "kernels"
+FRAMEWORK_MODULES = {"pytorch": "torch", "mxnet": "mxnet", "tensorflow": "tensorflow"}
+# Set in every kernel: TensorFlow's start-up logs would otherwise land in outputs.
+QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0",
+             "PYTHONWARNINGS": "ignore::DeprecationWarning"}
+
+PROBE = """
+import importlib.util, importlib.metadata as metadata, json, platform, sys
+# find_spec, not import: importing a framework costs seconds; a broken install
+# still shows up, with its traceback, in the first cell that imports it.
+missing = [f"{name} (ModuleNotFoundError: No module named {name!r})"
+           for name in sys.argv[1:] if importlib.util.find_spec(name) is None]
+packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+print(json.dumps({"missing": missing, "python": platform.python_version(), "packages": packages}))
+"""
+
+
+class RuntimeSetupError(Exception):
+    """An interpreter that cannot run a tab (framework or kernel missing)."""
+
+
+@dataclass(frozen=True)
+class Runtime:
+    tab: str
+    python: Path
+    kernel_name: str
+    python_version: str
+    packages: tuple[str, ...]
+
+    @property
+    def framework_version(self) -> str:
+        module = FRAMEWORK_MODULES.get(self.tab, self.tab)
+        names = {"torch": ("torch",), "mxnet": ("mxnet",),
+                 "tensorflow": ("tensorflow", "tensorflow-cpu")}.get(module, (module,))
+        for package in self.packages:
+            name, _, version = package.partition("==")
+            if name.lower().replace("_", "-") in names:
+                return version
+        return "unknown"
+
+
+def isolate_jupyter(root: Path) -> None:
+    """Point Jupyter and IPython at folders inside _build (for this process and kernels)."""
+    base = root / KERNELS_DIR
+    os.environ["JUPYTER_PATH"] = str(base / "share" / "jupyter")
+    os.environ["JUPYTER_DATA_DIR"] = str(base / "share" / "jupyter")
+    os.environ["JUPYTER_RUNTIME_DIR"] = str(base / "runtime")
+    os.environ["IPYTHONDIR"] = str(base / "ipython")
+    os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
+
+
+def probe(python: Path, modules: list[str]) -> dict:
+    result = subprocess.run([str(python), "-c", PROBE, *modules], capture_output=True, text=True,
+                            timeout=300, env=dict(os.environ, **QUIET_ENV))
+    if result.returncode != 0:
+        raise RuntimeSetupError(f"{python} does not run: {result.stderr.strip()[-300:]}")
+    return json.loads(result.stdout.strip().split("\n")[-1])
+
+
+def _cached_probe(root: Path, tab: str, python: Path, modules: list[str]) -> dict:
+    """Probe an interpreter, again only when its packages folder changed.
+
+    Importing a framework takes seconds; a build that finds everything cached
+    should not pay that.
+    """
+    where = subprocess.run([str(python), "-c", "import sysconfig; "
+                            "print(sysconfig.get_paths()['purelib'])"],
+                           capture_output=True, text=True, timeout=60)
+    if where.returncode != 0:
+        raise RuntimeSetupError(f"{python} does not run: {where.stderr.strip()[-300:]}")
+    site = Path(where.stdout.strip())
+    signature = [str(python), site.stat().st_mtime_ns if site.exists() else 0, modules]
+    record = root / "_build" / "cache" / f"runtime-{tab}.json"
+    try:
+        cached = json.loads(record.read_text())
+        if cached["signature"] == signature:
+            return cached["probe"]
+    except (OSError, ValueError, KeyError):
+        pass
+    found = probe(python, modules)
+    if not found["missing"]:
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps({"signature": signature, "probe": found}) + "\n")
+    return found
+
+
+def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
+    """The interpreter of `tab` (given, or the managed .envs/<tab>) and its kernel."""
+    if python is None:
+        python = ensure_env(root, tab, with_d2l=True)
+    elif not Path(python).exists() and shutil.which(str(python)):
+        python = Path(shutil.which(str(python)))
+    python = Path(python)
+    if not python.exists():
+        raise RuntimeSetupError(f"--python {tab}={python}: no such interpreter")
+    module = FRAMEWORK_MODULES.get(tab, tab)
+    found = _cached_probe(root, tab, python, [module, "ipykernel", "d2l"])
+    if found["missing"]:
+        raise RuntimeSetupError(
+            f"--python {tab}={python} cannot run the {tab} notebooks: missing "
+            + "; ".join(found["missing"])
+            + f" — install them there (e.g. `{python} -m pip install ipykernel` and "
+            f"`{python} -m pip install -e {root}` for d2l), or drop --python to use "
+            f"the managed environment")
+    name = f"tabbook-{tab}"
+    spec_dir = root / KERNELS_DIR / "share" / "jupyter" / "kernels" / name
+    spec_dir.mkdir(parents=True, exist_ok=True)
+    # Log level ERROR: the kernel's start-up warnings would land in the build's output.
+    spec = {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                     "--IPKernelApp.log_level=ERROR"],
+            "display_name": f"Python 3 ({tab})", "language": "python", "env": QUIET_ENV}
+    text = json.dumps(spec, indent=1) + "\n"
+    spec_file = spec_dir / "kernel.json"
+    if not spec_file.is_file() or spec_file.read_text() != text:
+        spec_file.write_text(text)
+    return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
+
+
+@dataclass(frozen=True)
+class Gpu:
+    index: int
+    name: str
+    memory_mib: int
+    driver: str
+    cuda: str
+
+
+def detect_gpus() -> list[Gpu]:
+    """The NVIDIA GPUs visible to this process (respecting CUDA_VISIBLE_DEVICES)."""
+    if not shutil.which("nvidia-smi"):
+        return []
+    try:
+        result = subprocess.run(
+            ["nvidia-smi", "--query-gpu=index,name,memory.total,driver_version",
+             "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=60)
+        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=60).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return []
+    if result.returncode != 0:
+        return []
+    cuda = ""
+    for part in header.split("CUDA Version:")[1:2]:
+        cuda = part.split()[0]
+    gpus = []
+    for line in result.stdout.strip().split("\n"):
+        fields = [f.strip() for f in line.split(",")]
+        if len(fields) == 4 and fields[0].isdigit():
+            gpus.append(Gpu(int(fields[0]), fields[1], int(float(fields[2])), fields[3], cuda))
+    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
+    if visible is not None:
+        wanted = [v.strip() for v in visible.split(",") if v.strip()]
+        gpus = [g for g in gpus if str(g.index) in wanted]
+    return gpus
+
+
+def gpu_class(gpus: list[Gpu]) -> str:
+    """What the cache keys on: 'cpu', or the GPU models."""
+    return ", ".join(sorted(g.name for g in gpus)) or "cpu"
+
+
+def default_jobs(configured: int) -> int:
+    """Kernels at once: config's value, else what the machine's cores and memory allow."""
+    if configured:
+        return configured
+    cores = os.cpu_count() or 1
+    try:
+        memory_gib = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2 ** 30
+    except (ValueError, OSError):
+        memory_gib = 8
+    # A framework kernel with its data takes up to ~3 GiB here.
+    return max(1, min(cores, int(memory_gib // 3)))
+
+
+def python_of(value: str) -> tuple[str, Path]:
+    """Parse --python TAB=PATH."""
+    tab, sep, path = value.partition("=")
+    if not sep or not tab or not path:
+        raise ValueError(f"--python {value}: write TAB=PATH, e.g. pytorch=/usr/bin/python3")
+    return tab, Path(path)
+

@@ -1,0 +1,217 @@
+"""The execute stage with real kernels, on CPU: cache, failures, timeouts, Ctrl-C, locking."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import CONFIG, REPO, md, write_book
+from tabbook.environments import ensure_env
+
+SECTION = "chapters/chap/sec.md"
+
+
+@pytest.fixture(scope="module")
+def pythons():
+    """The managed PyTorch and MXNet interpreters (created on first use)."""
+    return {tab: ensure_env(REPO, tab, with_d2l=True) for tab in ("pytorch", "mxnet")}
+
+
+def section_text(torch_code: str = "x = 6 * 7\nprint(x)", prose: str = "Du texte.") -> str:
+    return md("""
+        ```{.python .input}
+        %load_ext d2lbook.tab
+        tab.interact_select(['pytorch', 'mxnet'])
+        ```
+        """, "# Titre", prose, f"```{{.python .input}}\n%%tab pytorch\n{torch_code}\n```",
+        "```{.python .input}\n%%tab mxnet\ny = 7 * 6\nprint(y)\n```")
+
+
+@pytest.fixture
+def project(tmp_path, pythons):
+    """A small book with the build system beside it; returns a runner of build.py."""
+    shutil.copy(REPO / "build.py", tmp_path)
+    shutil.copytree(REPO / "tabbook", tmp_path / "tabbook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (tmp_path / "d2l").mkdir()
+    for name in ("torch", "mxnet", "tensorflow"):
+        (tmp_path / "d2l" / f"{name}.py").write_text(f"# {name} library\n")
+    write_book(tmp_path, {"chap/sec.md": section_text()},
+               CONFIG.replace("[launch]", "[execute]\ntimeout = 20\n\n[launch]"))
+    options = [f"--python={tab}={python}" for tab, python in pythons.items()]
+
+    def build(*args: str, wait: bool = True):
+        command = [sys.executable, str(tmp_path / "build.py"), args[0], *options,
+                   "--tab", "pytorch", "--tab", "mxnet", *args[1:]]
+        env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
+        if not wait:
+            return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
+        return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
+                              timeout=600)
+    build.root = tmp_path
+    return build
+
+
+def ran(result) -> int:
+    line = next(l for l in result.stdout.split("\n") if l.startswith("eval: ") and " ran," in l)
+    return int(line.split()[1])
+
+
+def edit(root: Path, text: str) -> None:
+    (root / SECTION).write_text(text, encoding="utf-8")
+
+
+def evaluated(root: Path, tab: str) -> nbformat.NotebookNode:
+    return nbformat.read(root / "_build" / "eval" / tab / "chap" / "sec.ipynb", as_version=4)
+
+
+def test_cache_and_each_invalidation_rule(project):
+    root = project.root
+    first = project("eval")
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert ran(first) == 4          # sec for two tabs, plus two prose-only pages
+    notebook = evaluated(root, "pytorch")
+    outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
+    assert outputs[0].text == "42\n"
+    provenance = notebook.metadata.tabbook.provenance
+    assert provenance.devices == "CPU" and provenance.framework == "pytorch"
+    assert provenance.framework_version.startswith("2.13.0")
+    assert len(provenance.cell_seconds) == 1 and provenance.total_seconds > 0
+
+    assert ran(project("eval")) == 0                        # nothing changed
+    edit(root, section_text(prose="Un autre texte."))
+    assert ran(project("eval")) == 0                        # prose only
+    edit(root, section_text(torch_code="x = 6 * 7\nprint(x + 1)"))
+    again = project("eval")
+    assert ran(again) == 1 and "done    chap/sec [pytorch]" in again.stdout
+    (root / "d2l" / "torch.py").write_text("# torch library, edited\n")
+    assert ran(project("eval")) == 1                        # d2l/torch.py: PyTorch only
+    (root / "d2l" / "mxnet.py").write_text("# mxnet library, edited\n")
+    result = project("eval")
+    assert ran(result) == 1 and "done    chap/sec [mxnet]" in result.stdout
+    assert ran(project("eval", "--force")) == 4
+
+
+def test_a_failing_cell_is_reported_at_its_md_line_and_keeps_the_last_good_result(project):
+    root = project.root
+    assert project("eval").returncode == 0
+    before = (root / "_build/eval/pytorch/chap/sec.ipynb").read_bytes()
+    edit(root, section_text(torch_code="x = 1\n\ny = x / 0\nprint(y)"))
+    lines = (root / SECTION).read_text().split("\n")
+    line = lines.index("y = x / 0") + 1
+    result = project("eval")
+    assert result.returncode == 1
+    assert f"{SECTION}:{line} [pytorch] cell 1: ZeroDivisionError: division by zero" in \
+        result.stderr
+    assert "\x1b[" not in result.stdout + result.stderr
+    assert "chap/sec                   FAILED" in result.stdout.replace("  ", " ") or \
+        "FAILED" in result.stdout
+    assert (root / "_build/eval/pytorch/chap/sec.ipynb").read_bytes() == before
+    assert json.loads((root / "_build/cache/mxnet/chap/sec.json").read_text())["key"]
+    assert ran(project("eval")) == 0    # the failure cached nothing... and is retried:
+    assert "FAILED" in project("eval").stdout
+
+
+def test_a_cell_past_the_timeout(project):
+    edit(project.root, section_text(torch_code="import time\ntime.sleep(60)"))
+    result = project("eval")
+    assert result.returncode == 1
+    assert "ran longer than the 20 s timeout" in result.stderr
+
+
+def test_a_kernel_that_dies(project):
+    edit(project.root, section_text(torch_code="import os\nos._exit(3)"))
+    result = project("eval")
+    assert result.returncode == 1
+    assert f"{SECTION}:" in result.stderr and "the kernel died" in result.stderr
+
+
+def kernels_of(pid: int) -> list[int]:
+    """The Jupyter kernels started by process `pid`."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            parent = int((entry / "stat").read_text().rsplit(")", 1)[1].split()[1])
+            cmdline = (entry / "cmdline").read_bytes().decode(errors="replace")
+        except (OSError, ValueError, IndexError):
+            continue
+        if parent == pid and "ipykernel_launcher" in cmdline:
+            found.append(int(entry.name))
+    return found
+
+
+def alive(pid: int) -> bool:
+    try:
+        state = (Path("/proc") / str(pid) / "stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"
+
+
+def test_ctrl_c_stops_kernels_and_caches_nothing(project):
+    root = project.root
+    flag = root / "slow"
+    flag.write_text("")
+    edit(root, section_text(torch_code=f"import os, time\nwhile os.path.exists({str(flag)!r}):\n"
+                                       "    time.sleep(0.1)\nprint('done')"))
+    process = project("eval", wait=False)
+    deadline = time.monotonic() + 120
+    for line in process.stdout:
+        if "start   chap/sec [pytorch]" in line or time.monotonic() > deadline:
+            break
+    try:
+        time.sleep(3)
+        kernels = kernels_of(process.pid)
+        assert kernels, "the kernel should be running"
+        process.send_signal(signal.SIGINT)
+        output = process.communicate(timeout=60)[0]
+    finally:
+        process.kill()
+    assert process.returncode == 130, output
+    assert "interrupted" in output
+    time.sleep(1)
+    assert not any(alive(pid) for pid in kernels)
+    assert not (root / "_build/cache/pytorch/chap/sec.json").exists()
+    flag.unlink()
+    result = project("eval")
+    assert result.returncode == 0 and "done    chap/sec [pytorch]" in result.stdout
+
+
+def test_two_builds_at_once(project):
+    first = project("eval", wait=False)
+    second = project("eval", wait=False)
+    outputs = [first.communicate(timeout=300)[0], second.communicate(timeout=300)[0]]
+    assert first.returncode == 0 and second.returncode == 0, outputs
+    assert any("waiting for another build" in o for o in outputs)
+    assert sum(int(next(l for l in o.split("\n") if l.startswith("eval: ") and " ran," in l)
+                   .split()[1]) for o in outputs) == 4
+    nbformat.validate(evaluated(project.root, "pytorch"))
+
+
+def test_require_gpu_on_a_cpu_machine(project):
+    text = section_text().replace("tab.interact_select(['pytorch', 'mxnet'])",
+                                  "tab.interact_select(['pytorch', 'mxnet'])\n#gpus(2)")
+    edit(project.root, text)
+    started = time.monotonic()
+    result = project("eval", "--require-gpu")
+    assert result.returncode == 1
+    assert "error: --require-gpu: 0 GPU(s) visible, but chap/sec declares #gpus(2)" in \
+        result.stderr
+    assert time.monotonic() - started < 20 and not (project.root / "_build/eval").exists()
+    assert project("eval").returncode == 0      # without the flag it runs on the CPU
+
+
+def test_python_without_the_framework(project):
+    result = project("eval", f"--python=pytorch={sys.executable}")
+    assert result.returncode == 1
+    assert f"--python pytorch={sys.executable} cannot run the pytorch notebooks: missing " \
+           "torch (ModuleNotFoundError" in result.stderr
