@@ -145,14 +145,8 @@ def _report_stale_libraries(config: Config, book: Book) -> int:
     return 0
 
 
-def run_notebooks(root: Path, args: argparse.Namespace, whole_build: bool = False) -> int:
+def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
     started = time.monotonic()
-    loaded = load_checked_book(root)
-    if loaded is None:
-        return 1
-    config, book = loaded
-    if whole_build and _report_stale_libraries(config, book):
-        return 1
     tabs = selected_tabs(config, args.tab)
     sections = selected_sections(book, args.only)
     width = len(str(len(sections)))
@@ -262,16 +256,17 @@ def main(argv: list[str], root: Path) -> int:
             return run_tests(root, args.pytest_args)
         if args.command == "lib":
             return run_lib(root, args.check)
+        loaded = load_checked_book(root)
+        if loaded is None:
+            return 1
         if args.command == "eval":
-            loaded = load_checked_book(root)
-            return 1 if loaded is None else run_eval(root, args, *loaded)
+            return run_eval(root, args, *loaded)
         if args.command == "notebooks":
-            return run_notebooks(root, args)
+            return run_notebooks(root, args, *loaded)
         # The whole build: checks, library check, notebooks, execution.
-        status = run_notebooks(root, args, whole_build=True)
-        if status:
-            return status
-        return run_eval(root, args, *load_checked_book(root))
+        if _report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded):
+            return 1
+        return run_eval(root, args, *loaded)
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1

@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 
+from .files import atomic_write
 from .kernels import Gpu, Runtime, gpu_class
 from .model import Section
 from .split import METADATA_KEY
@@ -64,13 +65,6 @@ def eval_path(root: Path, task: Task) -> Path:
 
 def _record_path(root: Path, task: Task) -> Path:
     return root / CACHE_DIR / task.tab / task.section.path.with_suffix(".json")
-
-
-def atomic_write(path: Path, text: str) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
 
 
 def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import nbformat
 
+from .files import write_if_changed
 from .model import CellKind, Section
 from .parse import strip_slide_marks
 from .pycode import analyse
@@ -71,17 +72,6 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
 
 def notebook_path(build_root: Path, tab: str, section: Section) -> Path:
     return build_root / NOTEBOOKS_DIR / tab / section.path.with_suffix(".ipynb")
-
-
-def write_if_changed(path: Path, text: str) -> bool:
-    """Atomically write `text` unless the file already holds it; True if written."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
-        return False
-    path.parent.mkdir(parents=True, exist_ok=True)
-    temporary = path.with_name(f".{path.name}.tmp")
-    temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
-    return True
 
 
 @dataclass

@@ -1,0 +1,23 @@
+"""Writing outputs safely: readers never see a half-written file."""
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+
+def atomic_write(path: Path, text: str) -> None:
+    """Write `text` to a temporary file beside `path`, then rename it over `path`."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # pid and thread in the name: concurrent builds and workers never share a temporary.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    temporary.write_text(text, encoding="utf-8")
+    temporary.replace(path)
+
+
+def write_if_changed(path: Path, text: str) -> bool:
+    """Atomically write `text` unless the file already holds it; True if written."""
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return False
+    atomic_write(path, text)
+    return True
