@@ -13,9 +13,10 @@ from pathlib import Path
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
-from .execute import Executor, Task, summary_table
+from .execute import EVAL_DIR, Executor, Task, summary_table
 from .kernels import (RuntimeSetupError, default_jobs, detect_gpus, isolate_jupyter,
                       prepare_runtime, python_of)
+from .launch import LAUNCH_DIR, OutError, copy_tree, write_launch_notebooks
 from .library import stale_libraries, write_libraries
 from .model import Book, Problem, Section, SourceError
 from .parse import parse_book
@@ -44,6 +45,11 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
                         help="fail unless the GPUs the selected sections declare are visible")
 
 
+def _add_out(parser: argparse.ArgumentParser, what: str) -> None:
+    parser.add_argument("--out", type=Path, metavar="DIR",
+                        help=f"also copy {what} into DIR, replacing it (for publishing)")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="build.py", description="Build the book. With no command: everything.")
@@ -59,6 +65,11 @@ def make_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="execute the notebooks (cached)")
     _add_selection(evaluate)
     _add_execution(evaluate)
+    launch = commands.add_parser(
+        "launch", help="Colab/Kaggle notebooks from the executed ones (runs eval first)")
+    _add_selection(launch)
+    _add_execution(launch)
+    _add_out(launch, "the launch notebooks (the tree of the published notebooks branch)")
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
@@ -88,6 +99,13 @@ def selected_sections(book: Book, patterns: list[str] | None) -> list[Section]:
                              "(patterns match e.g. 'chapter_gpu/use-gpu' or 'chapter_gpu/*')")
         chosen += [s for s in matches if s not in chosen]
     return [s for s in pages if s in chosen]   # keep book order
+
+
+def section_tabs(config: Config, sections: list[Section],
+                 tabs: tuple[str, ...]) -> list[tuple[Section, str]]:
+    """The (section, tab) pairs that have a notebook, in book order."""
+    return [(section, tab) for section in sections for tab in tabs
+            if tab in section.tabs(config.build.default_tab)]
 
 
 def report(problems: list[Problem]) -> None:
@@ -207,8 +225,7 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
                   file=sys.stderr)
             return 1
     tasks = [Task(section, tab, split_section(section, tab))
-             for section in sections for tab in tabs
-             if tab in section.tabs(config.build.default_tab)]
+             for section, tab in section_tabs(config, sections, tabs)]
     order = {id(task): number for number, task in enumerate(tasks)}
     isolate_jupyter(root)
     with build_lock(root):
@@ -242,6 +259,25 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
     return 1 if failed else 0
 
 
+def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+    started = time.monotonic()
+    pairs = section_tabs(config, selected_sections(book, args.only),
+                         selected_tabs(config, args.tab))
+    result = write_launch_notebooks(config, pairs, root / EVAL_DIR, prune=not args.only)
+    for section, tab in result.missing:
+        print(f"launch: {section.source} [{tab}] has no executed notebook — "
+              "run `python3 build.py eval` and fix its errors", file=sys.stderr)
+    print(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
+          f"{LAUNCH_DIR.as_posix()} ({len(result.written)} written, "
+          f"{len(result.unchanged)} unchanged), {time.monotonic() - started:.2f} s")
+    if result.missing:
+        return 1
+    if getattr(args, "out", None):
+        copied = copy_tree(root / LAUNCH_DIR, args.out)
+        print(f"launch: {copied} notebooks copied to {args.out}")
+    return 0
+
+
 def run_tests(root: Path, pytest_args: list[str]) -> int:
     return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
                            cwd=root)
@@ -263,11 +299,13 @@ def main(argv: list[str], root: Path) -> int:
             return run_eval(root, args, *loaded)
         if args.command == "notebooks":
             return run_notebooks(root, args, *loaded)
-        # The whole build: checks, library check, notebooks, execution.
-        if _report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded):
-            return 1
-        return run_eval(root, args, *loaded)
-    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError) as err:
+        if args.command == "launch":
+            return run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+        # The whole build: checks, library check, notebooks, execution, launch notebooks.
+        return (_report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded)
+                or run_eval(root, args, *loaded) or run_launch(root, args, *loaded))
+    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
+            OutError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except SourceError as err:

@@ -59,6 +59,10 @@ class LibraryConfig:
 class LaunchConfig:
     github_repo: str
     branch: str
+    library_ref: str
+    """Git tag or commit of this repository that launch notebooks install d2l from."""
+    site_url: str
+    """Where the HTML book is published, ending in '/'; launch notebooks' images point there."""
     libs: dict[str, tuple[str, ...]]
     """Tab -> pip requirements a launch notebook installs for that framework."""
 
@@ -171,13 +175,17 @@ class _Section:
         return items
 
 
+# What Colab and Kaggle lack for a framework, when [launch-<tab>] libs is not set:
+# they ship PyTorch and TensorFlow, not MXNet (retired; it needs numpy < 1.24).
+PLATFORM_LACKS = {"mxnet": "mxnet==1.9.1 numpy<1.24"}
+
 _KNOWN: dict[str, set[str]] = {
     "project": {"name", "title", "author", "release", "lang"},
     "build": {"tabs", "notebooks", "exclusions"},
     "execute": {"timeout", "jobs"},
     "library": {"version_file"},
     "library-*": {"lib_file"},
-    "launch": {"github_repo", "branch"},
+    "launch": {"github_repo", "branch", "library_ref", "site_url"},
     "launch-*": {"libs"},
 }
 
@@ -234,6 +242,12 @@ def load_config(root: Path) -> Config:
     execute = section("execute")
     library = section("library")
     launch = section("launch")
+    release = project.str("release", pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
+                          hint="use a version such as 1.0.0")
+    github_repo = launch.str("github_repo", pattern=r"[\w.-]+/[\w.-]+", hint="write it as owner/name")
+    owner, repo_name = github_repo.split("/")
+    site_url = launch.str("site_url", default=f"https://{owner.lower()}.github.io/{repo_name}/",
+                          pattern=r"https?://\S+", hint="give an http(s) URL")
     return Config(
         root=root,
         project=ProjectConfig(
@@ -241,8 +255,7 @@ def load_config(root: Path) -> Config:
                              hint="use letters, digits, '.', '_' and '-'"),
             title=project.str("title", pattern=r".+", hint="give the book a title"),
             author=project.str("author", default=""),
-            release=project.str("release", pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
-                                hint="use a version such as 1.0.0"),
+            release=release,
             lang=project.str("lang", default="en", pattern=r"[a-z]{2}(-[A-Z]{2})?",
                              hint="use a language code such as fr"),
         ),
@@ -262,10 +275,13 @@ def load_config(root: Path) -> Config:
                        for tab in tabs},
         ),
         launch=LaunchConfig(
-            github_repo=launch.str("github_repo", pattern=r"[\w.-]+/[\w.-]+",
-                                   hint="write it as owner/name"),
+            github_repo=github_repo,
             branch=launch.str("branch", default="main", pattern=r"[\w./-]+",
                               hint="give a branch name"),
-            libs={tab: section(f"launch-{tab}").words("libs", default="") for tab in tabs},
+            library_ref=launch.str("library_ref", default=f"v{release}", pattern=r"[\w./-]+",
+                                   hint="give a tag or commit, e.g. v1.0.0"),
+            site_url=site_url.rstrip("/") + "/",
+            libs={tab: section(f"launch-{tab}").words("libs", default=PLATFORM_LACKS.get(tab, ""))
+                  for tab in tabs},
         ),
     )

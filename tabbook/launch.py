@@ -1,0 +1,264 @@
+"""Launch stage: executed notebooks made ready for Colab and Kaggle.
+
+A launch notebook is the executed notebook of one section and tab, with two
+cells in front: what it is and how to get a GPU on each platform, then a setup
+cell that installs what the platform lacks (this repository's d2l at the book's
+release, the framework where the platform has none, the section's
+``#required_libs``). Images point to the published site, since Colab cannot
+read paths relative to the notebook.
+
+Outputs are kept: a student sees the expected results before running anything,
+the first cell says where and when they were produced, and every run replaces
+them.
+"""
+from __future__ import annotations
+
+import copy
+import posixpath
+import re
+import shutil
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from .config import Config
+from .files import write_if_changed
+from .model import Section
+from .parse import IMAGE
+from .split import METADATA_KEY
+
+LAUNCH_DIR = Path("_build") / "launch"
+FRAMEWORK_NAMES = {"pytorch": "PyTorch", "mxnet": "MXNet", "tensorflow": "TensorFlow"}
+# Colab and Kaggle ship PyTorch and TensorFlow with CUDA; MXNet has no build for
+# their CUDA 12 and, being retired, never will.
+CPU_ONLY_ON_PLATFORMS = {"mxnet"}
+# Kaggle's notebook settings that a GPU section asks for.
+KAGGLE_GPU = {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True, "isInternetEnabled": True,
+              "language": "python", "sourceType": "notebook", "dataSources": []}
+
+
+@dataclass(frozen=True)
+class LaunchLinks:
+    """Where a reader opens one section's notebook for one framework."""
+    colab: str
+    kaggle: str
+    raw: str
+
+
+def published_path(tab: str, section: Section) -> str:
+    """Path of a launch notebook inside the published notebooks branch."""
+    return f"{tab}/{section.path.with_suffix('.ipynb').as_posix()}"
+
+
+def launch_links(config: Config, tab: str, section: Section) -> LaunchLinks:
+    repo, branch = config.launch.github_repo, config.launch.branch
+    path = published_path(tab, section)
+    blob = f"https://github.com/{repo}/blob/{branch}/{path}"
+    return LaunchLinks(
+        colab=f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}",
+        kaggle=f"https://www.kaggle.com/kernels/welcome?src={blob}",
+        raw=f"https://raw.githubusercontent.com/{repo}/{branch}/{path}")
+
+
+def library_distribution(root: Path) -> str:
+    """The d2l package's distribution name, as pyproject.toml declares it."""
+    with open(root / "pyproject.toml", "rb") as handle:
+        return tomllib.load(handle)["project"]["name"]
+
+
+def library_requirement(config: Config) -> str:
+    """The pip requirement that installs this repository's d2l at the book's release."""
+    return (f"{library_distribution(config.root)} @ "
+            f"git+https://github.com/{config.launch.github_repo}@{config.launch.library_ref}")
+
+
+def _setup_code(config: Config, tab: str, section: Section) -> str:
+    requirements = [*config.launch.libs[tab], *section.required_libs]
+    guard = ""
+    if tab == "mxnet":
+        guard = (
+            "\nif sys.version_info >= (3, 12):\n"
+            "    raise RuntimeError(\"MXNet 1.9.1 needs numpy < 1.24, which does not exist \"\n"
+            "                       \"for Python 3.12 and later: run the PyTorch or TensorFlow \"\n"
+            "                       \"version of this notebook, or MXNet on your own machine.\")\n")
+    return f'''\
+# Setup for Colab and Kaggle: installs what this notebook needs and the platform lacks.
+import importlib.metadata, subprocess, sys
+{guard}
+def installed_version(distribution):
+    try:
+        return importlib.metadata.version(distribution)
+    except importlib.metadata.PackageNotFoundError:
+        return None
+
+requirements = {requirements!r}
+if installed_version({library_distribution(config.root)!r}) != {config.project.release!r}:
+    requirements.append({library_requirement(config)!r})
+if requirements:
+    subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *requirements],
+                   check=True)
+# A package already imported in this session keeps its old version until a restart.
+changed = [name for name, module in list(sys.modules.items())
+           if "." not in name and installed_version(name)
+           and getattr(module, "__version__", None) not in (None, installed_version(name))]
+if changed:
+    print("Redémarrez la session (Colab : Exécution › Redémarrer la session), puis "
+          "reprenez à la cellule suivante :", ", ".join(changed), "a changé de version.")'''
+
+
+def _devices_text(provenance: dict) -> str:
+    devices = provenance.get("devices", "CPU")
+    if devices == "CPU":
+        return "sur processeur (CPU)"
+    names = ", ".join(d.get("name", "?") for d in devices)
+    return f"sur {names}"
+
+
+def _intro_text(config: Config, tab: str, section: Section, provenance: dict) -> str:
+    framework = FRAMEWORK_NAMES.get(tab, tab)
+    installs = [f"le paquet `d2l` du livre (version {config.project.release})"]
+    installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
+    listed = ", ".join(installs[:-1]) + " et " + installs[-1] if len(installs) > 1 else installs[0]
+    lines = [
+        f"**{config.project.title}** — section « {section.title} », version **{framework}** "
+        f"(livre {config.project.release}).",
+        "",
+        f"Exécutez d'abord la cellule d'installation ci-dessous : elle installe {listed}, "
+        + ("s'ils manquent" if len(installs) > 1 else "s'il manque")
+        + ". Sur Kaggle, l'installation demande d'activer *Settings › Internet* "
+        "(compte vérifié par téléphone).",
+        "",
+    ]
+    if section.gpus:
+        gpu = "un GPU" if section.gpus == 1 else f"{section.gpus} GPU"
+        if tab in CPU_ONLY_ON_PLATFORMS:
+            lines.append(
+                f"Cette section tire parti de {gpu}, mais MXNet n'a pas de version GPU "
+                "installable sur Colab ni sur Kaggle (le projet est arrêté depuis 2023 et ses "
+                "paquets CUDA s'arrêtent à CUDA 11) : ici, tout tourne sur le processeur, "
+                "ce que le code détecte et affiche.")
+        else:
+            lines.append(
+                f"Cette section tire parti de {gpu}. Sur Colab : *Exécution › Modifier le type "
+                "d'exécution › GPU*. Sur Kaggle : *Settings › Accelerator › GPU*. Sans GPU, "
+                "le code tourne quand même, sur le processeur, et le dit.")
+    else:
+        lines.append("Cette section n'a pas besoin de GPU.")
+    if provenance:
+        date = provenance.get("date", "")[:10]
+        lines += ["", f"Les sorties déjà affichées viennent de la construction du livre "
+                      f"({date}, {_devices_text(provenance)}, {framework} "
+                      f"{provenance.get('framework_version', '?')}) ; "
+                      "les vôtres les remplaceront."]
+    return "\n".join("> " + line if line else ">" for line in lines)
+
+
+def _absolute_images(text: str, config: Config, section: Section) -> str:
+    """Rewrite relative image paths as URLs of the published site."""
+    base = posixpath.dirname(section.source)
+
+    def absolute(match: re.Match) -> str:
+        whole, path = match.group(0), match.group(2)
+        if re.match(r"[a-z][a-z0-9+.-]*:", path):
+            return whole
+        resolved = posixpath.normpath(posixpath.join(base, path))
+        return whole.replace(path, config.launch.site_url + resolved, 1)
+
+    return IMAGE.sub(absolute, text)
+
+
+def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
+                         section: Section) -> nbformat.NotebookNode:
+    """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook."""
+    notebook = copy.deepcopy(executed)
+    provenance = notebook.metadata.get(METADATA_KEY, {}).get("provenance", {})
+    intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, provenance))
+    setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
+    intro.id, setup.id = "launch-intro", "launch-setup"
+    for cell in notebook.cells:
+        cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
+        if cell.cell_type == "markdown":
+            cell.source = _absolute_images(cell.source, config, section)
+    notebook.cells = [intro, setup, *notebook.cells]
+    metadata = {
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+        METADATA_KEY: {"tab": tab, "source": section.source, "release": config.project.release,
+                       "provenance": provenance},
+    }
+    if section.gpus:
+        metadata["accelerator"] = "GPU"
+        metadata["colab"] = {"gpuType": "T4", "provenance": []}
+        metadata["kaggle"] = dict(KAGGLE_GPU)
+    notebook.metadata = metadata
+    nbformat.validate(notebook)
+    return notebook
+
+
+@dataclass
+class LaunchResult:
+    written: list[Path]
+    unchanged: list[Path]
+    missing: list[tuple[Section, str]]
+    """Section/tab pairs without an executed notebook (eval failed or not run)."""
+
+
+def has_launch_notebook(section: Section, tab: str) -> bool:
+    """Only sections with code for `tab` get one: a prose page has nothing to run."""
+    return any(cell.in_tab(tab) for cell in section.code_cells())
+
+
+def launch_path(root: Path, tab: str, section: Section) -> Path:
+    return root / LAUNCH_DIR / published_path(tab, section)
+
+
+def write_launch_notebooks(config: Config, pairs: list[tuple[Section, str]], eval_dir: Path,
+                           prune: bool = False) -> LaunchResult:
+    """Write the launch notebooks of the (section, tab) pairs from `eval_dir`."""
+    root = config.root
+    result = LaunchResult([], [], [])
+    kept = set()
+    for section, tab in pairs:
+        if not has_launch_notebook(section, tab):
+            continue
+        executed_path = eval_dir / tab / section.path.with_suffix(".ipynb")
+        if not executed_path.is_file():
+            result.missing.append((section, tab))
+            continue
+        executed = nbformat.read(executed_path, as_version=4)
+        notebook = make_launch_notebook(executed, config, tab, section)
+        path = launch_path(root, tab, section)
+        kept.add(path)
+        changed = write_if_changed(path, nbformat.writes(notebook) + "\n")
+        (result.written if changed else result.unchanged).append(path)
+    if prune:
+        for path in sorted((root / LAUNCH_DIR).rglob("*.ipynb")):
+            if path not in kept:
+                path.unlink()
+    return result
+
+
+OUT_MARKER = ".written-by-build-py"
+
+
+class OutError(Exception):
+    """--out names a folder that build.py must not replace."""
+
+
+def copy_tree(source: Path, destination: Path) -> int:
+    """Mirror `source` into `destination` (for --out); returns the files copied.
+
+    The destination is replaced, so it must be new, empty, or written by an
+    earlier --out (it then holds a marker file): never a folder of the user's.
+    """
+    if destination.exists() and any(destination.iterdir()) and \
+            not (destination / OUT_MARKER).is_file():
+        raise OutError(f"--out {destination}: the folder exists and was not written by "
+                       "build.py — choose a new or empty folder")
+    if destination.exists():
+        shutil.rmtree(destination)
+    shutil.copytree(source, destination)
+    (destination / OUT_MARKER).write_text("Written by build.py --out; replaced at each run.\n")
+    return sum(1 for p in destination.rglob("*") if p.is_file() and p.name != OUT_MARKER)

@@ -1,0 +1,215 @@
+"""Launch notebooks: structure, links, --out, and a platform-like run per framework."""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import nbformat
+import pytest
+
+from conftest import DECLARE, REPO, write_book
+from tabbook.config import load_config
+from tabbook.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
+                            library_requirement, make_launch_notebook, write_launch_notebooks)
+from tabbook.parse import parse_book
+from tabbook.split import split_section
+from test_cli import build, repo_copy  # noqa: F401  (fixture)
+
+GPU_SECTION = DECLARE.replace("%load_ext", "#gpus(1)\n#required_libs('pandas==2.3.3')\n%load_ext") + """
+# Sur le GPU
+:label:`sec_gpu`
+
+![Deux GPU](../../img/deux.svg)
+
+```{.python .input}
+print(1)
+```
+"""
+CPU_SECTION = DECLARE + """
+# Sur le CPU
+
+![Schéma](https://example.org/schema.png)
+
+```{.python .input}
+%%tab all
+print(2)
+```
+"""
+PROSE_SECTION = "# Rien à exécuter\n\nDu texte.\n"
+CHAPTER = "# Chapitre\n\n```toc\ngpu\ncpu\nprose\n```\n"
+
+
+@pytest.fixture
+def small_book(tmp_path):
+    root = write_book(tmp_path, {"chap/index.md": CHAPTER, "chap/gpu.md": GPU_SECTION,
+                                 "chap/cpu.md": CPU_SECTION, "chap/prose.md": PROSE_SECTION})
+    (root / "img").mkdir()
+    (root / "img" / "deux.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems
+    sections = {s.name: s for s in book.pages()}
+    return config, sections
+
+
+def executed(section, tab):
+    """A split notebook with the provenance the execute stage adds."""
+    notebook = split_section(section, tab)
+    notebook.metadata["tabbook"]["provenance"] = {
+        "date": "2026-11-21T10:00:00+00:00", "framework": tab, "framework_version": "9.9",
+        "python": "3.11.7", "devices": "CPU", "cell_seconds": [0.1], "total_seconds": 0.1}
+    return notebook
+
+
+def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
+    config, sections = small_book
+    for name, gpus in (("chap/gpu", True), ("chap/cpu", False)):
+        for tab in config.build.tabs:
+            notebook = make_launch_notebook(executed(sections[name], tab), config, tab,
+                                            sections[name])
+            nbformat.validate(notebook)
+            assert notebook.cells[0].cell_type == "markdown"
+            setup = notebook.cells[1]
+            assert setup.cell_type == "code" and setup.source.startswith("# Setup for Colab")
+            assert library_requirement(config) in setup.source
+            assert "owner/book@v1.0.0" in library_requirement(config)
+            assert notebook.metadata["kernelspec"]["name"] == "python3"
+            assert ("accelerator" in notebook.metadata) is gpus
+            assert ("kaggle" in notebook.metadata) is gpus
+            assert "mxnet==" in setup.source if tab == "mxnet" else "mxnet" not in setup.source
+            assert ("pandas==2.3.3" in setup.source) is gpus
+            assert "2026-11-21" in notebook.cells[0].source
+            compile(setup.source, "setup", "exec")
+            assert not any("tabbook" in c.metadata for c in notebook.cells)
+
+
+def test_no_relative_image_path(small_book):
+    config, sections = small_book
+    notebook = make_launch_notebook(executed(sections["chap/gpu"], "pytorch"), config,
+                                    "pytorch", sections["chap/gpu"])
+    text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "](https://owner.github.io/book/img/deux.svg)" in text
+    cpu = make_launch_notebook(executed(sections["chap/cpu"], "mxnet"), config, "mxnet",
+                               sections["chap/cpu"])
+    assert "](https://example.org/schema.png)" in cpu.cells[2].source
+    for cell in (*notebook.cells, *cpu.cells):
+        for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", cell.source):
+            assert path.startswith("https://"), path
+
+
+def test_links_for_one_section_each_framework(small_book):
+    config, sections = small_book
+    for tab in config.build.tabs:
+        links = launch_links(config, tab, sections["chap/gpu"])
+        assert links.colab == ("https://colab.research.google.com/github/owner/book/blob/"
+                               f"main/{tab}/chap/gpu.ipynb")
+        assert links.kaggle == ("https://www.kaggle.com/kernels/welcome?src=https://github.com/"
+                                f"owner/book/blob/main/{tab}/chap/gpu.ipynb")
+        assert links.raw == f"https://raw.githubusercontent.com/owner/book/main/{tab}/chap/gpu.ipynb"
+
+
+def test_write_skips_prose_pages_and_reports_missing_executions(small_book, tmp_path):
+    config, sections = small_book
+    eval_dir = tmp_path / "eval"
+    for name in ("chap/gpu", "chap/prose"):
+        path = eval_dir / "pytorch" / f"{name}.ipynb"
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(executed(sections[name], "pytorch"), path)
+    pairs = [(sections[n], t) for n in ("chap/gpu", "chap/cpu", "chap/prose")
+             for t in ("pytorch",)]
+    result = write_launch_notebooks(config, pairs, eval_dir)
+    assert [p.relative_to(config.root).as_posix() for p in result.written] == \
+        ["_build/launch/pytorch/chap/gpu.ipynb"]
+    assert [(s.name, t) for s, t in result.missing] == [("chap/cpu", "pytorch")]
+    again = write_launch_notebooks(config, pairs, eval_dir)
+    assert not again.written and len(again.unchanged) == 1
+
+
+def test_out_replaces_only_folders_it_wrote(tmp_path):
+    source = tmp_path / "launch"
+    (source / "pytorch").mkdir(parents=True)
+    (source / "pytorch" / "a.ipynb").write_text("{}")
+    out = tmp_path / "public"
+    assert copy_tree(source, out) == 1
+    (out / "old.ipynb").write_text("{}")
+    assert copy_tree(source, out) == 1 and not (out / "old.ipynb").exists()
+    mine = tmp_path / "mine"
+    mine.mkdir()
+    (mine / "notes.txt").write_text("keep me")
+    with pytest.raises(OutError, match="was not written by build.py"):
+        copy_tree(source, mine)
+    assert (mine / "notes.txt").read_text() == "keep me"
+    assert (out / OUT_MARKER).is_file()
+
+
+# -- platform-like runs ------------------------------------------------------
+PLATFORM_SECTIONS = ["chapter_foundations/training-api", "chapter_gpu/use-gpu"]
+QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
+
+
+def fresh_platform_venv(tab: str, where: Path) -> Path:
+    """A new venv with only what Colab ships for `tab` (tests/platforms/colab-<tab>.txt)."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True)
+    python = where / "bin" / "python"
+    requirements = Path(__file__).parent / "platforms" / f"colab-{tab}.txt"
+    subprocess.run([str(python), "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
+                    "-r", str(requirements)], check=True, capture_output=True, text=True)
+    return python
+
+
+def kernel_for(python: Path, jupyter_dir: Path) -> str:
+    spec = jupyter_dir / "kernels" / "platform"
+    spec.mkdir(parents=True, exist_ok=True)
+    (spec / "kernel.json").write_text(json.dumps({
+        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}",
+                 "--IPKernelApp.log_level=ERROR"],
+        "display_name": "platform", "language": "python", "env": QUIET}))
+    return "platform"
+
+
+@pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
+def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
+                                                                    monkeypatch):
+    from nbclient import NotebookClient
+
+    root = repo_copy
+    only = [arg for name in PLATFORM_SECTIONS for arg in ("--only", name)]
+    python = REPO / ".envs" / tab / "bin" / "python"
+    result = build(root, "launch", "--tab", tab, *only, "--python", f"{tab}={python}",
+                   "--out", str(tmp_path / "published"))
+    assert result.returncode == 0, result.stdout + result.stderr
+    platform_python = fresh_platform_venv(tab, tmp_path / "venv")
+    jupyter = tmp_path / "jupyter"
+    monkeypatch.setenv("JUPYTER_PATH", str(jupyter))
+    kernel = kernel_for(platform_python, jupyter)
+    requirement = library_requirement(load_config(root))
+    local = f"gpu-dl-book-d2l @ file://{root}"
+    for name in PLATFORM_SECTIONS:
+        path = tmp_path / "published" / tab / f"{name}.ipynb"
+        notebook = nbformat.read(path, as_version=4)
+        setup = notebook.cells[1]
+        # The one change the test makes: install d2l from this checkout, not GitHub.
+        assert setup.source.count(requirement) == 1
+        setup.source = setup.source.replace(requirement, local)
+        workdir = tmp_path / "run" / name
+        workdir.mkdir(parents=True)
+        NotebookClient(notebook, timeout=600, kernel_name=kernel,
+                       resources={"metadata": {"path": str(workdir)}}).execute()
+        streams = "".join(o.get("text", "") for c in notebook.cells if c.cell_type == "code"
+                          for o in c.outputs if o.output_type == "stream")
+        assert "Traceback" not in streams
+        assert not [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs
+                    if o.output_type == "stream" and o.name == "stderr"], name
+        if name.endswith("training-api"):
+            assert "erreur sur w" in streams
+    installed = subprocess.run([str(platform_python), "-m", "pip", "list", "--format=json"],
+                               capture_output=True, text=True, check=True).stdout
+    names = {p["name"].lower() for p in json.loads(installed)}
+    assert "gpu-dl-book-d2l" in names
+    assert ("mxnet" in names) is (tab == "mxnet")
