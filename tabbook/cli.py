@@ -13,13 +13,16 @@ from pathlib import Path
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
+from .environments import ensure_chromium
 from .execute import EVAL_DIR, Executor, Task, summary_table
 from .kernels import (RuntimeSetupError, default_jobs, detect_gpus, isolate_jupyter,
                       prepare_runtime, python_of)
 from .launch import LAUNCH_DIR, OutError, copy_tree, write_launch_notebooks
 from .library import stale_libraries, write_libraries
 from .model import Book, Problem, Section, SourceError
+from .numbering import number_book
 from .parse import parse_book
+from .render import RenderError, render_site
 from .split import split_section, write_notebooks
 
 
@@ -70,6 +73,13 @@ def make_parser() -> argparse.ArgumentParser:
     _add_selection(launch)
     _add_execution(launch)
     _add_out(launch, "the launch notebooks (the tree of the published notebooks branch)")
+    html = commands.add_parser(
+        "html", help="render the HTML book (runs eval and launch first); with one --tab, "
+                     "a single-framework site in _build/html-<tab>")
+    html.add_argument("--tab", action="append", metavar="T",
+                      help="frameworks of the site (repeatable; default: all book tabs)")
+    _add_execution(html)
+    _add_out(html, "the site")
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
@@ -263,7 +273,8 @@ def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book)
     started = time.monotonic()
     pairs = section_tabs(config, selected_sections(book, args.only),
                          selected_tabs(config, args.tab))
-    result = write_launch_notebooks(config, pairs, root / EVAL_DIR, prune=not args.only)
+    result = write_launch_notebooks(config, number_book(book), pairs, root / EVAL_DIR,
+                                    prune=not args.only)
     for section, tab in result.missing:
         print(f"launch: {section.source} [{tab}] has no executed notebook — "
               "run `python3 build.py eval` and fix its errors", file=sys.stderr)
@@ -278,7 +289,27 @@ def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book)
     return 0
 
 
+def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+    started = time.monotonic()
+    tabs = selected_tabs(config, args.tab)
+    pages = book.pages()
+    width = len(str(len(pages)))
+
+    def progress(number: int, total: int, section: Section, seconds: float) -> None:
+        print(f"[{number:>{width}}/{total}] html {section.name} ({seconds:.2f} s)", flush=True)
+
+    result = render_site(book, config, tabs, root / EVAL_DIR, progress)
+    site = result.folder.relative_to(root).as_posix()
+    print(f"html: {result.pages} pages in {site}/ ({'one framework, no tabs' if len(tabs) == 1 else ', '.join(tabs)}), "
+          f"search index built, {time.monotonic() - started:.1f} s — open {site}/index.html")
+    if getattr(args, "out", None):
+        copied = copy_tree(result.folder, args.out)
+        print(f"html: {copied} files copied to {args.out}")
+    return 0
+
+
 def run_tests(root: Path, pytest_args: list[str]) -> int:
+    ensure_chromium()
     return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
                            cwd=root)
 
@@ -301,11 +332,16 @@ def main(argv: list[str], root: Path) -> int:
             return run_notebooks(root, args, *loaded)
         if args.command == "launch":
             return run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
-        # The whole build: checks, library check, notebooks, execution, launch notebooks.
+        if args.command == "html":
+            args.only = None   # the site always holds every page: links must resolve
+            return (run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+                    or run_html(root, args, *loaded))
+        # The whole build: checks, library check, notebooks, execution, launch, HTML.
         return (_report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded)
-                or run_eval(root, args, *loaded) or run_launch(root, args, *loaded))
+                or run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+                or run_html(root, args, *loaded))
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError) as err:
+            OutError, RenderError) as err:
         print(f"error: {err}", file=sys.stderr)
         return 1
     except SourceError as err:

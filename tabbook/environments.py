@@ -61,6 +61,27 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     return env_python(env)
 
 
+CHROMIUM = Path("/usr/bin/chromium")
+
+
+def ensure_chromium() -> Path:
+    """Debian's chromium, which the browser tests drive; installed with apt-get if missing.
+
+    Playwright's own browser download cannot be used: the tests run the
+    distribution's browser, as readers on Debian do.
+    """
+    if CHROMIUM.exists():
+        return CHROMIUM
+    prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
+    print("setting up Debian's chromium for the browser tests (apt-get, once)...", flush=True)
+    env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
+    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
+        if subprocess.run(prefix + command, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+            sys.exit("error: could not install chromium — run `sudo apt-get install chromium` "
+                     "and retry")
+    return CHROMIUM
+
+
 def run_in_tools_env(root: Path, argv: list[str]) -> None:
     """Re-execute build.py inside the tools environment unless already there."""
     if os.environ.get(USE_CURRENT_PYTHON):

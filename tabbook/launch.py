@@ -26,7 +26,8 @@ import nbformat
 from .config import Config
 from .files import write_if_changed
 from .model import Section
-from .parse import IMAGE
+from .numbering import Numbers
+from .parse import IMAGE, LABEL, REFERENCE
 from .split import METADATA_KEY
 
 LAUNCH_DIR = Path("_build") / "launch"
@@ -169,8 +170,26 @@ def _absolute_images(text: str, config: Config, section: Section) -> str:
     return IMAGE.sub(absolute, text)
 
 
+LABEL_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`[^`]*`\s*\n?", re.M)
+
+
+def _links_to_book(text: str, config: Config, numbers: Numbers) -> str:
+    """:numref: and friends -> links to the published book; attribute lines dropped."""
+    def link(match: re.Match) -> str:
+        role, written = match.group(1), match.group(2)
+        custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
+        target = numbers.targets.get((custom.group(2) if custom else written).strip())
+        if target is None:
+            return match.group(0)
+        shown = (custom.group(1) if custom else target.title if role == "ref"
+                 else f"({target.number})" if role == "eqref" else target.reference_text())
+        return f"[{shown}]({config.launch.site_url}{target.page}.html#{target.anchor})"
+    text = LABEL_LINE.sub("", text)
+    return REFERENCE.sub(link, LABEL.sub("", text))
+
+
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
-                         section: Section) -> nbformat.NotebookNode:
+                         section: Section, numbers: Numbers) -> nbformat.NotebookNode:
     """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook."""
     notebook = copy.deepcopy(executed)
     provenance = notebook.metadata.get(METADATA_KEY, {}).get("provenance", {})
@@ -180,7 +199,8 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _absolute_images(cell.source, config, section)
+            cell.source = _links_to_book(_absolute_images(cell.source, config, section),
+                                         config, numbers)
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -214,8 +234,8 @@ def launch_path(root: Path, tab: str, section: Section) -> Path:
     return root / LAUNCH_DIR / published_path(tab, section)
 
 
-def write_launch_notebooks(config: Config, pairs: list[tuple[Section, str]], eval_dir: Path,
-                           prune: bool = False) -> LaunchResult:
+def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[Section, str]],
+                           eval_dir: Path, prune: bool = False) -> LaunchResult:
     """Write the launch notebooks of the (section, tab) pairs from `eval_dir`."""
     root = config.root
     result = LaunchResult([], [], [])
@@ -228,7 +248,7 @@ def write_launch_notebooks(config: Config, pairs: list[tuple[Section, str]], eva
             result.missing.append((section, tab))
             continue
         executed = nbformat.read(executed_path, as_version=4)
-        notebook = make_launch_notebook(executed, config, tab, section)
+        notebook = make_launch_notebook(executed, config, tab, section, numbers)
         path = launch_path(root, tab, section)
         kept.add(path)
         changed = write_if_changed(path, nbformat.writes(notebook) + "\n")

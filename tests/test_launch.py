@@ -16,6 +16,7 @@ from conftest import DECLARE, REPO, write_book
 from tabbook.config import load_config
 from tabbook.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
+from tabbook.numbering import number_book
 from tabbook.parse import parse_book
 from tabbook.split import split_section
 from test_cli import build, repo_copy  # noqa: F401  (fixture)
@@ -34,6 +35,8 @@ CPU_SECTION = DECLARE + """
 # Sur le CPU
 
 ![Schéma](https://example.org/schema.png)
+
+Voir :numref:`sec_gpu`.
 
 ```{.python .input}
 %%tab all
@@ -55,7 +58,7 @@ def small_book(tmp_path):
     book, problems = parse_book(config)
     assert not problems
     sections = {s.name: s for s in book.pages()}
-    return config, sections
+    return config, sections, number_book(book)
 
 
 def executed(section, tab):
@@ -68,11 +71,11 @@ def executed(section, tab):
 
 
 def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
-    config, sections = small_book
+    config, sections, numbers = small_book
     for name, gpus in (("chap/gpu", True), ("chap/cpu", False)):
         for tab in config.build.tabs:
             notebook = make_launch_notebook(executed(sections[name], tab), config, tab,
-                                            sections[name])
+                                            sections[name], numbers)
             nbformat.validate(notebook)
             assert notebook.cells[0].cell_type == "markdown"
             setup = notebook.cells[1]
@@ -90,21 +93,32 @@ def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
 
 
 def test_no_relative_image_path(small_book):
-    config, sections = small_book
+    config, sections, numbers = small_book
     notebook = make_launch_notebook(executed(sections["chap/gpu"], "pytorch"), config,
-                                    "pytorch", sections["chap/gpu"])
+                                    "pytorch", sections["chap/gpu"], numbers)
     text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
     assert "](https://owner.github.io/book/img/deux.svg)" in text
     cpu = make_launch_notebook(executed(sections["chap/cpu"], "mxnet"), config, "mxnet",
-                               sections["chap/cpu"])
+                               sections["chap/cpu"], numbers)
     assert "](https://example.org/schema.png)" in cpu.cells[2].source
     for cell in (*notebook.cells, *cpu.cells):
         for path in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", cell.source):
             assert path.startswith("https://"), path
 
 
+def test_references_become_links_to_the_published_book(small_book):
+    config, sections, numbers = small_book
+    notebook = make_launch_notebook(executed(sections["chap/cpu"], "pytorch"), config,
+                                    "pytorch", sections["chap/cpu"], numbers)
+    text = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "Voir [section 1.1](https://owner.github.io/book/chap/gpu.html#sec_gpu)." in text
+    gpu = make_launch_notebook(executed(sections["chap/gpu"], "pytorch"), config,
+                               "pytorch", sections["chap/gpu"], numbers)
+    assert ":label:" not in "\n".join(c.source for c in gpu.cells if c.cell_type == "markdown")
+
+
 def test_links_for_one_section_each_framework(small_book):
-    config, sections = small_book
+    config, sections, numbers = small_book
     for tab in config.build.tabs:
         links = launch_links(config, tab, sections["chap/gpu"])
         assert links.colab == ("https://colab.research.google.com/github/owner/book/blob/"
@@ -115,7 +129,7 @@ def test_links_for_one_section_each_framework(small_book):
 
 
 def test_write_skips_prose_pages_and_reports_missing_executions(small_book, tmp_path):
-    config, sections = small_book
+    config, sections, numbers = small_book
     eval_dir = tmp_path / "eval"
     for name in ("chap/gpu", "chap/prose"):
         path = eval_dir / "pytorch" / f"{name}.ipynb"
@@ -123,11 +137,11 @@ def test_write_skips_prose_pages_and_reports_missing_executions(small_book, tmp_
         nbformat.write(executed(sections[name], "pytorch"), path)
     pairs = [(sections[n], t) for n in ("chap/gpu", "chap/cpu", "chap/prose")
              for t in ("pytorch",)]
-    result = write_launch_notebooks(config, pairs, eval_dir)
+    result = write_launch_notebooks(config, numbers, pairs, eval_dir)
     assert [p.relative_to(config.root).as_posix() for p in result.written] == \
         ["_build/launch/pytorch/chap/gpu.ipynb"]
     assert [(s.name, t) for s, t in result.missing] == [("chap/cpu", "pytorch")]
-    again = write_launch_notebooks(config, pairs, eval_dir)
+    again = write_launch_notebooks(config, numbers, pairs, eval_dir)
     assert not again.written and len(again.unchanged) == 1
 
 

@@ -2,11 +2,15 @@
 from __future__ import annotations
 
 import re
+import shlex
 import subprocess
+from pathlib import Path
 
 import yaml
 
 from conftest import REPO
+from tabbook.cli import make_parser
+from tabbook.config import load_config
 
 
 def readme_commands() -> list[str]:
@@ -68,3 +72,23 @@ def test_workflows_are_valid_yaml_and_run_the_ci_entry():
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "ci.yml").read_text())
     steps = workflow["jobs"]["build-and-test"]["steps"]
     assert any(step.get("run") == "bash .ci/run" for step in steps)
+
+
+def test_the_publish_workflow_runs_build_commands_that_exist():
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "publish.yml").read_text())
+    assert workflow[True]["push"]["branches"] == ["main"]   # YAML reads the key `on` as True
+    steps = workflow["jobs"]["build"]["steps"]
+    commands = [shlex.split(line) for step in steps for line in step.get("run", "").split("\n")
+                if line.strip().startswith("python3 build.py")]
+    assert ["python3", "build.py"] in commands   # the README's build command
+    parser = make_parser()
+    outs = []
+    for command in commands:
+        args = parser.parse_args(command[2:])   # exits (fails the test) on an unknown option
+        outs.append((args.command, getattr(args, "out", None)))
+    assert ("launch", Path("public/notebooks")) in outs and ("html", Path("public/site")) in outs
+    uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact")]
+    assert uploads and uploads[0]["with"]["path"] == "public/site"
+    config = load_config(REPO)
+    publish_text = (REPO / ".github" / "workflows" / "publish.yml").read_text()
+    assert "library_ref" in publish_text and config.launch.library_ref == f"v{config.project.release}"

@@ -1,0 +1,172 @@
+// The book's only script: framework tabs, theme, copy buttons, menu, search page.
+// No network: everything it needs is in the page.
+(function () {
+  "use strict";
+  var root = document.documentElement;
+  var bookTabs = JSON.parse(document.body.dataset.bookTabs || "[]");
+  var pageTabs = (document.body.dataset.pageTabs || "").split(" ").filter(Boolean);
+  var names = {};
+  document.querySelectorAll("#framework-select option").forEach(function (o) {
+    names[o.value] = o.textContent;
+  });
+
+  function store(key, value) {
+    try { localStorage.setItem(key, value); } catch (e) { /* private mode: no memory */ }
+  }
+  function stored(key) {
+    try { return localStorage.getItem(key); } catch (e) { return null; }
+  }
+
+  // -- framework ---------------------------------------------------------------
+  function showTab(chosen) {
+    var shown = chosen;
+    var notice = document.getElementById("missing-tab");
+    if (pageTabs.length && pageTabs.indexOf(chosen) < 0) {
+      shown = pageTabs[0];   // this section lacks the reader's framework: say so
+      if (notice) {
+        notice.querySelector("[data-missing-name]").textContent = names[chosen] || chosen;
+        notice.hidden = false;
+      }
+    } else if (notice) {
+      notice.hidden = true;
+    }
+    root.dataset.tab = shown;
+    document.querySelectorAll("[data-tab-button]").forEach(function (button) {
+      button.setAttribute("aria-selected", String(button.dataset.tabButton === shown));
+      button.tabIndex = button.dataset.tabButton === shown ? 0 : -1;
+    });
+    var select = document.getElementById("framework-select");
+    if (select) select.value = chosen;
+  }
+  function choose(tab) {
+    if (bookTabs.indexOf(tab) < 0) return;
+    store("tabbook-tab", tab);
+    showTab(tab);
+  }
+  var initial = new URLSearchParams(location.search).get("tab");
+  if (bookTabs.indexOf(initial) < 0) initial = stored("tabbook-tab");
+  if (bookTabs.indexOf(initial) < 0) initial = bookTabs[0];
+  if (bookTabs.length) showTab(initial);
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest("[data-tab-button]");
+    if (button) choose(button.dataset.tabButton);
+  });
+  document.addEventListener("keydown", function (event) {
+    var button = event.target.closest && event.target.closest("[data-tab-button]");
+    if (!button || (event.key !== "ArrowRight" && event.key !== "ArrowLeft")) return;
+    var buttons = Array.prototype.slice.call(button.parentNode.children);
+    var next = buttons[(buttons.indexOf(button) + (event.key === "ArrowRight" ? 1 : -1) +
+                        buttons.length) % buttons.length];
+    choose(next.dataset.tabButton);
+    next.focus();
+  });
+  var select = document.getElementById("framework-select");
+  if (select) select.addEventListener("change", function () { choose(select.value); });
+  // Another page of the book, open in another tab, changed the framework.
+  window.addEventListener("storage", function (event) {
+    if (event.key === "tabbook-tab" && event.newValue) showTab(event.newValue);
+  });
+
+  // -- theme -------------------------------------------------------------------
+  var themes = ["auto", "light", "dark"];
+  var labels = { auto: "automatique", light: "clair", dark: "sombre" };
+  var themeButton = document.querySelector("button.theme");
+  var systemDark = window.matchMedia("(prefers-color-scheme: dark)");
+  function showTheme(theme) {
+    root.dataset.theme = theme;
+    root.dataset.scheme = theme === "auto" ? (systemDark.matches ? "dark" : "light") : theme;
+    themeButton.setAttribute("aria-label", "Thème : " + labels[theme] + " (changer)");
+    themeButton.title = "Thème : " + labels[theme];
+  }
+  showTheme(stored("tabbook-theme") || "auto");
+  systemDark.addEventListener("change", function () { showTheme(root.dataset.theme); });
+  themeButton.addEventListener("click", function () {
+    var next = themes[(themes.indexOf(root.dataset.theme) + 1) % themes.length];
+    store("tabbook-theme", next);
+    showTheme(next);
+  });
+
+  // -- menu on small screens -----------------------------------------------------
+  var menu = document.querySelector("button.menu");
+  menu.addEventListener("click", function () {
+    var open = document.body.classList.toggle("menu-open");
+    menu.setAttribute("aria-expanded", String(open));
+  });
+
+  // -- copy buttons ----------------------------------------------------------------
+  document.querySelectorAll("pre.code").forEach(function (pre) {
+    var button = document.createElement("button");
+    button.type = "button";
+    button.className = "copy";
+    button.textContent = "Copier";
+    button.setAttribute("aria-label", "Copier le code");
+    button.addEventListener("click", function () {
+      var text = pre.querySelector("code").innerText;
+      var done = function () {
+        button.textContent = "Copié";
+        setTimeout(function () { button.textContent = "Copier"; }, 1500);
+      };
+      if (navigator.clipboard && window.isSecureContext) {
+        navigator.clipboard.writeText(text).then(done, function () { fallback(text); done(); });
+      } else {
+        fallback(text);
+        done();
+      }
+    });
+    pre.appendChild(button);
+  });
+  function fallback(text) {
+    var area = document.createElement("textarea");
+    area.value = text;
+    area.setAttribute("readonly", "");
+    area.style.position = "fixed";
+    area.style.opacity = "0";
+    document.body.appendChild(area);
+    area.select();
+    document.execCommand("copy");
+    document.body.removeChild(area);
+  }
+
+  // -- search page: Pagefind's index, our own small interface ----------------------
+  var results = document.getElementById("search-results");
+  if (results) {
+    var input = document.getElementById("q");
+    var status = document.getElementById("search-status");
+    if (location.protocol === "file:") {
+      document.getElementById("search-file").hidden = false;
+    } else {
+      var engine = import(new URL("pagefind/pagefind.js", document.baseURI).href);
+      var latest = 0;
+      var run = function () {
+        var query = input.value.trim(), ticket = ++latest;
+        if (!query) { results.innerHTML = ""; status.textContent = ""; return; }
+        engine.then(function (pagefind) { return pagefind.debouncedSearch(query, {}, 200); })
+          .then(function (found) {
+            if (!found || ticket !== latest) return null;
+            status.textContent = found.results.length + " page(s) pour « " + query + " »";
+            return Promise.all(found.results.slice(0, 10).map(function (r) { return r.data(); }));
+          })
+          .then(function (pages) {
+            if (!pages || ticket !== latest) return;
+            results.innerHTML = "";
+            pages.forEach(function (page) {
+              var item = document.createElement("li");
+              var link = document.createElement("a");
+              link.href = page.url;   // Pagefind adds the site's sub-folder from its own URL
+              link.textContent = page.meta.title;
+              var excerpt = document.createElement("p");
+              excerpt.innerHTML = page.excerpt;            // Pagefind escapes it, marks hits with <mark>
+              item.appendChild(link);
+              item.appendChild(excerpt);
+              results.appendChild(item);
+            });
+          });
+      };
+      input.value = new URLSearchParams(location.search).get("q") || "";
+      input.addEventListener("input", run);
+      input.form.addEventListener("submit", function (event) { event.preventDefault(); run(); });
+      run();
+    }
+  }
+})();

@@ -1,0 +1,296 @@
+"""HTML for the pieces of a page: prose, code, notebook outputs.
+
+Prose is d2lbook Markdown: headings get their number and anchor, a figure line
+with its ``:label:`` becomes a numbered <figure>, ``$$…$$`` with ``:eqlabel:``
+a numbered equation, ``:numref:``/``:eqref:``/``:ref:`` links with French text.
+Math becomes MathML here, at build time: pages need no script or network for it.
+"""
+from __future__ import annotations
+
+import base64
+import hashlib
+import html
+import posixpath
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from latex2mathml.converter import convert as latex_to_mathml
+from markdown_it import MarkdownIt
+from mdit_py_plugins.dollarmath import dollarmath_plugin
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from .numbering import FIGURE_LINE, Numbers
+from .parse import HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
+
+ATTRIBUTE_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`([^`]*)`\s*$")
+ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
+ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 35: "magenta",
+                36: "cyan", 37: "white"}
+
+
+def _math(latex: str, display: bool) -> str:
+    try:
+        return latex_to_mathml(latex.strip(), display="block" if display else "inline")
+    except Exception:   # latex2mathml raises many types; show the source rather than fail
+        return f'<code class="math-error">{html.escape(latex)}</code>'
+
+
+def _markdown() -> MarkdownIt:
+    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    dollarmath_plugin(md, allow_labels=False, allow_space=True, allow_digits=False,
+                      renderer=lambda content, options: _math(content, options["display_mode"]))
+    return md
+
+
+MARKDOWN = _markdown()
+
+
+def highlight_code(source: str, language: str = "python") -> str:
+    try:
+        lexer = get_lexer_by_name(language or "text")
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = highlight(source, lexer, HtmlFormatter(nowrap=True))
+    return f'<pre class="code highlight" data-lang="{html.escape(language)}"><code>{body}</code></pre>'
+
+
+@dataclass
+class PageContext:
+    """What rendering one page needs to know about the rest of the site."""
+    page: str
+    """Section name, e.g. ``chapter_gpu/use-gpu``."""
+    source: str
+    """The .md path relative to the project, e.g. ``chapters/chapter_gpu/use-gpu.md``."""
+    numbers: Numbers
+    site: Path
+    """The site folder, where images are copied."""
+    project_root: Path
+    outline: list[tuple[int, str, str]] = field(default_factory=list)
+    """(level, anchor, text) of the page's ## and ### headings, for the in-page outline."""
+
+    def url(self, page: str, anchor: str = "") -> str:
+        """Relative URL from this page to another page (and anchor)."""
+        if page == self.page and anchor:
+            return f"#{anchor}"
+        here = posixpath.dirname(self.page)
+        target = posixpath.relpath(page + ".html", here or ".")
+        return target + (f"#{anchor}" if anchor else "")
+
+    def asset(self, site_path: str) -> str:
+        return posixpath.relpath(site_path, posixpath.dirname(self.page) or ".")
+
+    def image(self, written: str) -> str:
+        """Copy an image of the sources into the site; return its URL from this page."""
+        if re.match(r"[a-z][a-z0-9+.-]*:", written):
+            return written
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.source), written))
+        target = self.site / resolved
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((self.project_root / resolved).read_bytes())
+        return self.asset(resolved)
+
+    def output_file(self, data: bytes, suffix: str) -> str:
+        """Write an output image under _images/ (by content); return its URL."""
+        name = f"_images/{hashlib.sha256(data).hexdigest()[:20]}{suffix}"
+        target = self.site / name
+        if not target.is_file():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        return self.asset(name)
+
+
+def _references(text: str, ctx: PageContext) -> str:
+    """:numref:/:ref:/:eqref: -> links (inline HTML, before Markdown parsing)."""
+    def link(match: re.Match) -> str:
+        role, written = match.group(1), match.group(2)
+        custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
+        label = (custom.group(2) if custom else written).strip()
+        target = ctx.numbers.targets[label]   # unknown labels were refused by the checks
+        if role == "eqref":
+            text_ = f"({target.number})"
+        elif role == "ref" or custom:
+            text_ = html.escape(custom.group(1) if custom else target.title)
+        else:
+            text_ = html.escape(target.reference_text())
+        return f'<a class="reference" href="{ctx.url(target.page, target.anchor)}">{text_}</a>'
+    return REFERENCE.sub(link, text)
+
+
+def _inline(text: str, ctx: PageContext) -> str:
+    return MARKDOWN.renderInline(_references(strip_slide_marks(text), ctx))
+
+
+def _heading(level: int, text: str, line: int, labels: list[str], ctx: PageContext) -> str:
+    plain = LABEL.sub("", text).strip()
+    number = ""
+    if level == 1:
+        number = ctx.numbers.sections.get(ctx.page, "")
+    elif (ctx.page, line) in ctx.numbers.headings:
+        number = ctx.numbers.headings[(ctx.page, line)]
+    anchor = labels[0] if labels else _slug(plain)
+    body = _inline(plain, ctx)
+    if level in (2, 3):
+        ctx.outline.append((level, anchor, (number + " " if number else "") +
+                            re.sub(r"<[^>]+>", "", body)))
+    shown = f'<span class="number">{number}</span> ' if number else ""
+    return (f'<h{level} id="{anchor}">{shown}{body}'
+            f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie">#</a>'
+            f'</h{level}>')
+
+
+def _slug(text: str) -> str:
+    slug = re.sub(r"[^\w]+", "-", re.sub(r"<[^>]+>|`", "", text).lower()).strip("-")
+    return slug or "partie"
+
+
+def _figure(line_text: str, line: int, attributes: dict[str, str], ctx: PageContext) -> str:
+    image = IMAGE.search(line_text)
+    alt, path = image.group(1), image.group(2)
+    number = ctx.numbers.figures.get((ctx.page, line), "")
+    anchor = f' id="{attributes["label"]}"' if "label" in attributes else ""
+    style = ""
+    if "width" in attributes:
+        style = f' style="width: min(100%, {html.escape(attributes["width"])})"'
+    caption_text = _inline(alt, ctx)
+    caption = (f'<figcaption><span class="number">Figure {number}</span> — {caption_text}'
+               f'</figcaption>' if number else f"<figcaption>{caption_text}</figcaption>")
+    plain_alt = html.escape(re.sub(r"[`*_]", "", alt), quote=True)
+    return (f'<figure{anchor}><img src="{html.escape(ctx.image(path))}" alt="{plain_alt}"'
+            f'{style} loading="lazy">{caption}</figure>')
+
+
+def _equation(latex: str, attributes: dict[str, str], label_line: int, ctx: PageContext) -> str:
+    label = attributes.get("eqlabel") or attributes.get("label")
+    number = ctx.numbers.equations.get((ctx.page, label_line), "")
+    anchor = f' id="{label}"' if label else ""
+    tag = f'<span class="eqno">({number})</span>' if number else ""
+    return f'<div class="equation"{anchor}>{_math(latex, True)}{tag}</div>'
+
+
+def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
+    """One prose cell -> HTML. Block constructs with attributes become raw HTML blocks."""
+    lines = text.split("\n")
+    out: list[str] = []
+    index = 0
+
+    def attributes_after(position: int) -> tuple[dict[str, str], int, int]:
+        """The :label:/:width: lines after `position`: values, next index, last line."""
+        found: dict[str, str] = {}
+        last = first_line + position
+        while position + 1 < len(lines):
+            match = ATTRIBUTE_LINE.match(lines[position + 1])
+            if match is None:
+                if not lines[position + 1].strip() and position + 2 < len(lines) and \
+                        ATTRIBUTE_LINE.match(lines[position + 2]):
+                    position += 1
+                    continue
+                break
+            found[match.group(1)] = match.group(2).strip()
+            position += 1
+            last = first_line + position
+        return found, position + 1, last
+
+    while index < len(lines):
+        text_line, line = lines[index], first_line + index
+        heading = HEADING.match(text_line)
+        if heading:
+            labels = [name.strip() for _, name in LABEL.findall(text_line)]
+            found, index, _ = attributes_after(index)
+            if "label" in found:
+                labels.append(found["label"])
+            out += ["", _heading(len(heading.group(1)), heading.group(2), line, labels, ctx), ""]
+            continue
+        if FIGURE_LINE.match(text_line):
+            found, index, _ = attributes_after(index)
+            out += ["", _figure(text_line, line, found, ctx), ""]
+            continue
+        if text_line.strip().startswith("$$"):
+            end = index
+            body = text_line.strip()[2:]
+            if body.rstrip().endswith("$$") and len(text_line.strip()) > 2:
+                body = body.rstrip()[:-2]
+            else:
+                body_lines = [body]
+                end += 1
+                while end < len(lines) and "$$" not in lines[end]:
+                    body_lines.append(lines[end])
+                    end += 1
+                if end < len(lines):
+                    body_lines.append(lines[end].split("$$")[0])
+                body = "\n".join(body_lines)
+            found, index, last = attributes_after(end)
+            out += ["", _equation(body, found, last, ctx), ""]
+            continue
+        match = ATTRIBUTE_LINE.match(text_line)
+        if match and match.group(1) == "label":   # a table's label: an anchor before it
+            out.append(f'<span id="{match.group(2).strip()}"></span>')
+        elif not match:
+            out.append(_references(strip_slide_marks(text_line), ctx))
+        index += 1
+    rendered = MARKDOWN.render("\n".join(out))
+    # Links between sources point at the pages made from them.
+    return re.sub(r'href="(?![a-z][a-z0-9+.-]*:|#)([^"#]+)\.md(#[^"]*)?"',
+                  lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', rendered)
+
+
+# -- notebook outputs ----------------------------------------------------------
+def ansi_to_html(text: str) -> str:
+    """Colour codes of tracebacks -> <span> classes (the rest escaped)."""
+    parts, classes, position = [], [], 0
+    for match in ANSI_CODE.finditer(text):
+        parts.append(_span(html.escape(text[position:match.start()]), classes))
+        position = match.end()
+        for code in [int(c) for c in match.group(1).split(";") if c] or [0]:
+            if code == 0:
+                classes = []
+            elif code == 1:
+                classes.append("ansi-bold")
+            elif code in ANSI_CLASSES or code - 60 in ANSI_CLASSES:
+                classes = [c for c in classes if not c.startswith("ansi-fg")]
+                classes.append(f"ansi-fg-{ANSI_CLASSES.get(code) or ANSI_CLASSES[code - 60]}")
+    parts.append(_span(html.escape(text[position:]), classes))
+    return "".join(parts)
+
+
+def _span(text: str, classes: list[str]) -> str:
+    return f'<span class="{" ".join(classes)}">{text}</span>' if classes and text else text
+
+
+def _joined(value) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def render_outputs(outputs: list, ctx: PageContext,
+                   describe: Callable[[int], str] = lambda n: "Figure produite par le code") -> str:
+    """The outputs of one code cell, richest representation first."""
+    rendered = []
+    for number, output in enumerate(outputs):
+        kind = output.get("output_type")
+        if kind == "stream":
+            css = "output stderr" if output.get("name") == "stderr" else "output"
+            rendered.append(f'<pre class="{css}">{ansi_to_html(_joined(output["text"]))}</pre>')
+        elif kind == "error":
+            rendered.append('<pre class="output error">'
+                            + ansi_to_html("\n".join(output.get("traceback", []))) + "</pre>")
+        elif kind in ("display_data", "execute_result"):
+            data = output.get("data", {})
+            if "image/svg+xml" in data:
+                url = ctx.output_file(_joined(data["image/svg+xml"]).encode(), ".svg")
+                rendered.append(f'<img class="output" src="{url}" alt="{describe(number)}" '
+                                f'loading="lazy">')
+            elif "image/png" in data:
+                url = ctx.output_file(base64.b64decode(_joined(data["image/png"])), ".png")
+                rendered.append(f'<img class="output" src="{url}" alt="{describe(number)}" '
+                                f'loading="lazy">')
+            elif "text/html" in data:
+                rendered.append(f'<div class="output html">{_joined(data["text/html"])}</div>')
+            elif "text/plain" in data:
+                rendered.append(f'<pre class="output">'
+                                f'{ansi_to_html(_joined(data["text/plain"]))}</pre>')
+    return "".join(rendered)

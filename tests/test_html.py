@@ -1,0 +1,344 @@
+"""The HTML book, built from a copy of this repository and read in Debian's Chromium.
+
+The site is served on 127.0.0.1 (and opened from the file system): every
+request that would leave the machine is recorded and refused.
+"""
+from __future__ import annotations
+
+import functools
+import http.server
+import re
+import shutil
+import threading
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlsplit
+
+import nbformat
+import pytest
+
+from conftest import DECLARE, REPO, write_book
+from tabbook.config import load_config
+from tabbook.environments import ensure_chromium, ensure_env
+from tabbook.launch import launch_links
+from tabbook.parse import parse_book
+from tabbook.render import render_site
+from tabbook.split import split_section
+from test_cli import PARTS, build
+
+TABS = ("pytorch", "mxnet", "tensorflow")
+SCREENSHOTS = REPO / "_build" / "screenshots"
+
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """A copy of the repository with its full site and a PyTorch-only site built."""
+    root = tmp_path_factory.mktemp("book")
+    for part in PARTS:
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, root / part)
+    pythons = [arg for tab in TABS
+               for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
+    for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):
+        result = build(root, "html", *extra, *pythons)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return root
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@pytest.fixture(scope="module")
+def server(book):
+    handler = functools.partial(QuietHandler, directory=str(book / "_build"))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    httpd.shutdown()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    from playwright.sync_api import sync_playwright
+
+    executable = ensure_chromium()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(
+            executable_path=str(executable),
+            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update",
+                  "--disable-sync"])
+        yield browser
+        browser.close()
+
+
+class Visitor:
+    """A browser page that records console errors and refuses non-local requests."""
+
+    def __init__(self, browser, **options):
+        self.context = browser.new_context(**options)
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("response", lambda r: r.status >= 400 and self.errors.append(
+            f"HTTP {r.status} {r.url}"))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1:", "file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def visible_panels(self) -> list[str]:
+        return self.page.eval_on_selector_all(
+            ".tab-panel", "els => els.filter(e => e.offsetParent !== null)"
+                          ".map(e => e.dataset.tab)")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visitor(chromium):
+    visitors = []
+
+    def make(**options) -> Visitor:
+        visitors.append(Visitor(chromium, **options))
+        return visitors[-1]
+    yield make
+    for made in visitors:
+        made.close()
+
+
+def pages_of(site: Path) -> list[str]:
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).as_posix().startswith("pagefind/"))
+
+
+# -- the site as files -----------------------------------------------------------
+class Links(HTMLParser):
+    def __init__(self):
+        super().__init__()
+        self.ids: set[str] = set()
+        self.links: list[tuple[str, str, str]] = []   # tag, attribute, value
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.add(attrs["id"])
+        for attribute in ("href", "src"):
+            if attrs.get(attribute):
+                self.links.append((tag, attribute, attrs[attribute]))
+
+
+def parse_page(path: Path) -> Links:
+    parser = Links()
+    parser.feed(path.read_text(encoding="utf-8"))
+    return parser
+
+
+@pytest.mark.parametrize("site_name", ["html", "html-pytorch"])
+def test_every_internal_link_and_anchor_resolves(book, site_name):
+    site = book / "_build" / site_name
+    parsed = {page: parse_page(site / page) for page in pages_of(site)}
+    assert "index.html" in parsed and "chapter_gpu/use-gpu.html" in parsed
+    checked = 0
+    for page, links in parsed.items():
+        for tag, attribute, value in links.links:
+            parts = urlsplit(value)
+            if parts.scheme in ("http", "https"):
+                # Only links a reader follows may leave the site, never a resource.
+                assert tag == "a", f"{page}: <{tag} {attribute}={value}> loads from outside"
+                continue
+            if parts.scheme == "data":   # the empty favicon: no request at all
+                continue
+            assert not parts.scheme, f"{page}: unexpected URL {value}"
+            target = (site / page).parent / unquote(parts.path) if parts.path else site / page
+            target = target.resolve()
+            assert target.is_file(), f"{page}: {value} -> {target} does not exist"
+            if parts.fragment:
+                relative = target.relative_to(site.resolve()).as_posix()
+                ids = parsed[relative].ids if relative in parsed else set()
+                assert parts.fragment in ids, f"{page}: {value}: no anchor #{parts.fragment}"
+            checked += 1
+    assert checked > 50   # the check did look at the site
+
+
+def test_references_numbers_and_math(book):
+    page = (book / "_build" / "html" / "chapter_gpu" / "use-gpu.html").read_text()
+    assert re.search(r'<a class="reference" href="#fig_copyto">figure 2\.1</a>', page)
+    assert '<figure id="fig_copyto">' in page and "Figure 2.1</span>" in page
+    assert re.search(r'<h1 id="sec_use_gpu"><span class="number">2\.1</span>', page)
+    training = (book / "_build" / "html" / "chapter_foundations" / "training-api.html").read_text()
+    assert "<math" in training and "$" not in re.sub(r"<pre.*?</pre>", "", training, flags=re.S)
+    assert "Code PyTorch exécuté le" in training and "sur le processeur" in training
+
+
+def test_single_framework_site_has_no_tabs_and_only_its_code(book):
+    site = book / "_build" / "html-pytorch"
+    page = (site / "chapter_gpu" / "use-gpu.html").read_text()
+    assert "tab-list" not in page and "framework-select" not in page
+    text = re.sub(r"<[^>]+>", "", page)
+    assert "import torch" in text
+    assert "from mxnet" not in text and "import tensorflow" not in text
+    assert not (site / "notebooks" / "mxnet").exists()
+    published = book / "public"   # --out: the tree a publish step uploads
+    assert (published / "index.html").read_text() == (site / "index.html").read_text()
+    assert (published / "pagefind" / "pagefind.js").is_file()
+
+
+# -- in the browser --------------------------------------------------------------
+def test_a_tab_click_switches_every_group_and_persists(server, visitor):
+    browse = visitor()
+    page = browse.page
+    page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
+    assert set(browse.visible_panels()) == {"pytorch"}
+    groups = page.locator(".tab-group").count()
+    assert groups >= 3
+    page.locator(".tab-group").nth(1).locator("[data-tab-button=mxnet]").click()
+    assert browse.visible_panels() == ["mxnet"] * groups
+    launch = page.eval_on_selector_all(".launch", "els => els.filter(e => e.offsetParent "
+                                                  "!== null).map(e => e.dataset.tab)")
+    assert launch == ["mxnet"]
+    page.locator("a[rel=prev]").click()
+    page.wait_for_load_state()
+    assert page.url.endswith("chapter_gpu/index.html")
+    page.goto(f"{server}/html/chapter_foundations/training-api.html")
+    assert set(browse.visible_panels()) == {"mxnet"}
+    assert page.eval_on_selector("#framework-select", "s => s.value") == "mxnet"
+    assert not browse.errors and not browse.outside
+
+
+def test_the_tab_query_parameter_chooses_the_framework(server, visitor):
+    browse = visitor()
+    browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html?tab=tensorflow")
+    assert set(browse.visible_panels()) == {"tensorflow"}
+    browse.page.goto(f"{server}/html/chapter_foundations/training-api.html")
+    assert set(browse.visible_panels()) == {"tensorflow"}
+
+
+def test_search_finds_a_french_word(server, visitor):
+    browse = visitor()
+    # "périphériques" is written in the GPU chapter; the query uses the singular.
+    browse.page.goto(f"{server}/html/search.html?q=p%C3%A9riph%C3%A9rique")
+    results = browse.page.locator("#search-results a")
+    results.first.wait_for(timeout=15000)
+    hrefs = results.evaluate_all("els => els.map(e => e.getAttribute('href'))")
+    assert any("chapter_gpu/use-gpu" in href for href in hrefs), hrefs
+    assert browse.page.locator("#search-results mark").count() > 0
+    results.first.click()   # relative links: the site is served from a sub-folder here
+    browse.page.wait_for_load_state()
+    assert "/html/chapter_" in browse.page.url
+    assert not browse.errors and not browse.outside
+
+
+def test_no_console_error_and_no_request_leaves_the_machine(book, server, visitor):
+    browse = visitor()
+    for site_name in ("html", "html-pytorch"):
+        for name in pages_of(book / "_build" / site_name):
+            browse.page.goto(f"{server}/{site_name}/{name}")
+            browse.page.wait_for_load_state("networkidle")
+            for button in browse.page.locator("[data-tab-button=tensorflow]").all()[:1]:
+                button.click()
+    file_page = book / "_build" / "html" / "chapter_foundations" / "training-api.html"
+    browse.page.goto(file_page.as_uri())
+    assert browse.page.locator("pre.code .copy").count() > 3
+    assert browse.errors == []
+    assert browse.outside == []
+
+
+def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
+    config = load_config(book)
+    section = next(s for s in parse_book(config)[0].pages() if s.name == "chapter_gpu/use-gpu")
+    browse = visitor()
+    browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
+    for tab in TABS:
+        links = launch_links(config, tab, section)
+        box = browse.page.locator(f".launch[data-tab={tab}] a")
+        hrefs = box.evaluate_all("els => els.map(e => e.getAttribute('href'))")
+        assert hrefs[:2] == [links.colab, links.kaggle]
+        assert re.fullmatch(r"https://colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/"
+                            r"[\w./-]+\.ipynb", hrefs[0])
+        download = (book / "_build" / "html" / "chapter_gpu" / hrefs[2]).resolve()
+        nbformat.validate(nbformat.read(download, as_version=4))
+        assert download.as_posix().endswith(f"notebooks/{tab}/chapter_gpu/use-gpu.ipynb")
+
+
+def test_light_and_dark_screenshots(server, visitor):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    backgrounds = {}
+    for scheme in ("light", "dark"):
+        browse = visitor(color_scheme=scheme, viewport={"width": 1280, "height": 900})
+        browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
+        path = SCREENSHOTS / f"use-gpu-{scheme}.png"
+        browse.page.screenshot(path=str(path), full_page=True)
+        assert path.stat().st_size > 20_000
+        backgrounds[scheme] = browse.page.evaluate(
+            "getComputedStyle(document.body).backgroundColor")
+    assert backgrounds == {"light": "rgb(255, 255, 255)", "dark": "rgb(21, 24, 29)"}
+    phone = visitor(viewport={"width": 390, "height": 844}, is_mobile=True)
+    phone.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
+    phone.page.screenshot(path=str(SCREENSHOTS / "use-gpu-phone.png"))
+    width = phone.page.evaluate("document.documentElement.scrollWidth")
+    assert width <= 390, "the page scrolls sideways on a phone"
+
+
+def test_a_theme_toggle_overrides_the_system(server, visitor):
+    browse = visitor(color_scheme="light")
+    browse.page.goto(f"{server}/html/index.html")
+    toggle = browse.page.locator("button.theme")
+    toggle.click()   # auto -> light
+    toggle.click()   # light -> dark
+    assert browse.page.evaluate("document.documentElement.dataset.theme") == "dark"
+    browse.page.goto(f"{server}/html/chapter_gpu/index.html")
+    assert browse.page.evaluate("getComputedStyle(document.body).backgroundColor") == \
+        "rgb(21, 24, 29)"
+
+
+# -- a section lacking a framework (rendered from unexecuted notebooks: no kernel) ----
+PARTIAL = DECLARE.replace("'mxnet', 'tensorflow'", "'mxnet'") + """
+# Deux frameworks seulement
+
+```{.python .input}
+%%tab pytorch
+import torch
+```
+
+```{.python .input}
+%%tab mxnet
+from mxnet import np
+```
+"""
+
+
+def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
+    root = write_book(tmp_path, {"chap/sec.md": PARTIAL})
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    config = load_config(root)
+    book_model, problems = parse_book(config)
+    assert not problems
+    eval_dir = tmp_path / "eval"
+    for section in book_model.pages():
+        for tab in section.tabs(config.build.default_tab):
+            path = eval_dir / tab / section.path.with_suffix(".ipynb")
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(split_section(section, tab), path)
+    site = render_site(book_model, config, config.build.tabs, eval_dir).folder
+    browse = visitor()
+    browse.page.goto((site / "chap" / "sec.html").as_uri() + "?tab=tensorflow")
+    notice = browse.page.locator("#missing-tab")
+    assert notice.is_visible()
+    assert "TensorFlow" in notice.inner_text() and "PyTorch" in notice.inner_text()
+    assert set(browse.visible_panels()) == {"pytorch"}
+    assert browse.errors == []
