@@ -26,7 +26,7 @@ import nbformat
 from .config import Config
 from .files import write_if_changed
 from .model import Section
-from .numbering import Numbers
+from .numbering import Numbers, split_reference
 from .parse import IMAGE, LABEL, REFERENCE
 from .split import METADATA_KEY
 
@@ -176,12 +176,12 @@ LABEL_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`[^`]*`\s*\n?", re.M
 def _links_to_book(text: str, config: Config, numbers: Numbers) -> str:
     """:numref: and friends -> links to the published book; attribute lines dropped."""
     def link(match: re.Match) -> str:
-        role, written = match.group(1), match.group(2)
-        custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
-        target = numbers.targets.get((custom.group(2) if custom else written).strip())
+        role = match.group(1)
+        custom, label = split_reference(match.group(2))
+        target = numbers.targets.get(label)
         if target is None:
             return match.group(0)
-        shown = (custom.group(1) if custom else target.title if role == "ref"
+        shown = (custom if custom is not None else target.title if role == "ref"
                  else f"({target.number})" if role == "eqref" else target.reference_text())
         return f"[{shown}]({config.launch.site_url}{target.page}.html#{target.anchor})"
     text = LABEL_LINE.sub("", text)

@@ -24,7 +24,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
-from .numbering import FIGURE_LINE, Numbers
+from .numbering import FIGURE_LINE, Numbers, split_reference
 from .parse import HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
 
 ATTRIBUTE_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`([^`]*)`\s*$")
@@ -108,14 +108,13 @@ class PageContext:
 def _references(text: str, ctx: PageContext) -> str:
     """:numref:/:ref:/:eqref: -> links (inline HTML, before Markdown parsing)."""
     def link(match: re.Match) -> str:
-        role, written = match.group(1), match.group(2)
-        custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
-        label = (custom.group(2) if custom else written).strip()
+        role = match.group(1)
+        custom, label = split_reference(match.group(2))
         target = ctx.numbers.targets[label]   # unknown labels were refused by the checks
         if role == "eqref":
             text_ = f"({target.number})"
-        elif role == "ref" or custom:
-            text_ = html.escape(custom.group(1) if custom else target.title)
+        elif role == "ref" or custom is not None:
+            text_ = html.escape(custom if custom is not None else target.title)
         else:
             text_ = html.escape(target.reference_text())
         return f'<a class="reference" href="{ctx.url(target.page, target.anchor)}">{text_}</a>'

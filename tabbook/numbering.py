@@ -18,6 +18,12 @@ KIND_NAMES = {"chapter": "chapitre", "section": "section", "figure": "figure",
               "table": "tableau", "equation": "équation"}
 
 
+def split_reference(written: str) -> tuple[str | None, str]:
+    """``:numref:`texte <label>``` -> ("texte", "label"); ``:numref:`label``` -> (None, "label")."""
+    custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
+    return (custom.group(1), custom.group(2).strip()) if custom else (None, written.strip())
+
+
 @dataclass(frozen=True)
 class Target:
     """Where a label points: a page, an anchor in it, its number and title."""

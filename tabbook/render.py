@@ -22,7 +22,8 @@ import nbformat
 from pygments.formatters import HtmlFormatter
 
 from .config import Config
-from .launch import LAUNCH_DIR, has_launch_notebook, launch_links, published_path
+from .launch import (FRAMEWORK_NAMES, LAUNCH_DIR, has_launch_notebook, launch_links,
+                     published_path)
 from .markup import PageContext, highlight_code, render_outputs, render_prose
 from .model import ALL_TABS, Book, CellKind, Section
 from .numbering import Numbers, number_book
@@ -30,7 +31,6 @@ from .pycode import analyse
 from .split import METADATA_KEY
 
 ASSETS = Path(__file__).parent / "assets"
-FRAMEWORK_NAMES = {"pytorch": "PyTorch", "mxnet": "MXNet", "tensorflow": "TensorFlow"}
 
 
 class RenderError(Exception):

@@ -1,0 +1,76 @@
+"""HTML of the pieces of a page: outputs of every kind, equations, references."""
+from __future__ import annotations
+
+import base64
+
+import nbformat
+
+from conftest import write_book
+from tabbook.config import load_config
+from tabbook.markup import PageContext, ansi_to_html, render_outputs, render_prose
+from tabbook.numbering import number_book
+from tabbook.parse import parse_book
+
+PNG = base64.b64encode(bytes.fromhex(
+    "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+    "1f15c4890000000d49444154789c6360000002000185d0a4b00000000049454e44ae426082")).decode()
+SECTION = """\
+# Équations
+:label:`sec_eq`
+
+$$y = Xw + b$$
+:eqlabel:`eq_linear`
+
+Voir :eqref:`eq_linear` et :numref:`sec_eq`, ou :numref:`la même <sec_eq>`.
+"""
+
+
+def context(tmp_path):
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n",
+                                 "chap/sec.md": SECTION})
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems
+    section = book.chapters[0].sections[0]
+    ctx = PageContext(section.name, section.source, number_book(book), tmp_path / "site", root)
+    return ctx, section
+
+
+def test_outputs_of_every_kind(tmp_path):
+    ctx, _ = context(tmp_path)
+    outputs = [
+        nbformat.v4.new_output("stream", name="stdout", text="bonjour <monde>\n"),
+        nbformat.v4.new_output("stream", name="stderr", text="attention\n"),
+        nbformat.v4.new_output("display_data", data={"image/png": PNG, "text/plain": "<Figure>"}),
+        nbformat.v4.new_output("display_data", data={"image/svg+xml": "<svg></svg>",
+                                                     "text/plain": "<Figure>"}),
+        nbformat.v4.new_output("execute_result", execution_count=1,
+                               data={"text/html": "<table><tr><td>1</td></tr></table>",
+                                     "text/plain": "df"}),
+        nbformat.v4.new_output("error", ename="ValueError", evalue="non",
+                               traceback=["\x1b[0;31mValueError\x1b[0m: non"]),
+    ]
+    html = render_outputs(outputs, ctx)
+    assert '<pre class="output">bonjour &lt;monde&gt;\n</pre>' in html
+    assert '<pre class="output stderr">attention' in html
+    assert html.count('<img class="output"') == 2 and 'alt="Figure produite par le code"' in html
+    assert len(list((tmp_path / "site" / "_images").glob("*.png"))) == 1
+    assert len(list((tmp_path / "site" / "_images").glob("*.svg"))) == 1
+    assert "<table><tr><td>1</td></tr></table>" in html
+    assert '<span class="ansi-fg-red">ValueError</span>: non' in html
+    assert "\x1b" not in html
+
+
+def test_ansi_bold_and_bright_colours():
+    assert ansi_to_html("\x1b[1;92mok\x1b[0m <") == '<span class="ansi-bold ansi-fg-green">ok</span> &lt;'
+
+
+def test_numbered_equation_and_french_references(tmp_path):
+    ctx, section = context(tmp_path)
+    html = "".join(render_prose(c.source, c.line, ctx) for c in section.cells)
+    assert '<div class="equation" id="eq_linear"><math' in html and "(1.1.1)" not in html
+    assert '<span class="eqno">(1.1)</span>' in html
+    assert '<a class="reference" href="#eq_linear">(1.1)</a>' in html
+    assert '<a class="reference" href="#sec_eq">section 1.1</a>' in html
+    assert '<a class="reference" href="#sec_eq">la même</a>' in html
+    assert '<h1 id="sec_eq"><span class="number">1.1</span> Équations' in html
