@@ -18,18 +18,10 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
-         "requirements"]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+from conftest import copy_repository  # noqa: E402  (the tests' copier: same parts copied)
+
 TABS = ("pytorch", "mxnet", "tensorflow")
-
-
-def copy_repository(target: Path) -> None:
-    for part in PARTS:
-        source = REPO / part
-        if source.is_dir():
-            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, target / part)
 
 
 def build(root: Path, jobs: int) -> tuple[float, int, list[float]]:

@@ -120,17 +120,24 @@ def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
             f"`{python} -m pip install -e {root}` for d2l), or drop --python to use "
             f"the managed environment")
     name = f"tabbook-{tab}"
-    spec_dir = root / KERNELS_DIR / "share" / "jupyter" / "kernels" / name
+    write_kernel_spec(root / KERNELS_DIR / "share" / "jupyter", name, python,
+                      f"Python 3 ({tab})", QUIET_ENV)
+    return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
+
+
+def write_kernel_spec(jupyter_dir: Path, name: str, python: Path, display_name: str,
+                      env: dict[str, str]) -> None:
+    """Declare kernel `name` (running `python`) under `jupyter_dir`/kernels; rewrite only changes."""
+    spec_dir = jupyter_dir / "kernels" / name
     spec_dir.mkdir(parents=True, exist_ok=True)
     # Log level ERROR: the kernel's start-up warnings would land in the build's output.
     spec = {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=ERROR"],
-            "display_name": f"Python 3 ({tab})", "language": "python", "env": QUIET_ENV}
+            "display_name": display_name, "language": "python", "env": env}
     text = json.dumps(spec, indent=1) + "\n"
     spec_file = spec_dir / "kernel.json"
     if not spec_file.is_file() or spec_file.read_text() != text:
         spec_file.write_text(text)
-    return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """Shared helpers: small books written on the fly in a temporary folder."""
 from __future__ import annotations
 
+import shutil
 import textwrap
 from pathlib import Path
 
@@ -12,6 +13,20 @@ from tabbook.parse import parse_book
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# What a copy of the repository needs to build the book.
+PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
+         "requirements"]
+
+
+def copy_repository(target: Path) -> Path:
+    """Copy the parts of this repository the build needs into `target`."""
+    for part in PARTS:
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy(source, target / part)
+    return target
 
 CONFIG = """\
 [project]

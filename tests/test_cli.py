@@ -12,21 +12,12 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import REPO
-
-PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
-         "requirements"]
+from conftest import REPO, copy_repository
 
 
 @pytest.fixture
 def repo_copy(tmp_path) -> Path:
-    for part in PARTS:
-        source = REPO / part
-        if source.is_dir():
-            shutil.copytree(source, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, tmp_path / part)
-    return tmp_path
+    return copy_repository(tmp_path)
 
 
 def build(root: Path, *args: str) -> subprocess.CompletedProcess:

@@ -17,14 +17,14 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, write_book
+from conftest import DECLARE, REPO, copy_repository, write_book
 from tabbook.config import load_config
 from tabbook.environments import ensure_chromium, ensure_env
 from tabbook.launch import launch_links
 from tabbook.parse import parse_book
 from tabbook.render import render_site
 from tabbook.split import split_section
-from test_cli import PARTS, build
+from test_cli import build
 
 TABS = ("pytorch", "mxnet", "tensorflow")
 SCREENSHOTS = REPO / "_build" / "screenshots"
@@ -33,13 +33,7 @@ SCREENSHOTS = REPO / "_build" / "screenshots"
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
     """A copy of the repository with its full site and a PyTorch-only site built."""
-    root = tmp_path_factory.mktemp("book")
-    for part in PARTS:
-        source = REPO / part
-        if source.is_dir():
-            shutil.copytree(source, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy(source, root / part)
+    root = copy_repository(tmp_path_factory.mktemp("book"))
     pythons = [arg for tab in TABS
                for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
     for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):

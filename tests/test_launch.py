@@ -14,6 +14,7 @@ import pytest
 
 from conftest import DECLARE, REPO, write_book
 from tabbook.config import load_config
+from tabbook.kernels import write_kernel_spec
 from tabbook.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
 from tabbook.numbering import number_book
@@ -177,16 +178,6 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
     return python
 
 
-def kernel_for(python: Path, jupyter_dir: Path) -> str:
-    spec = jupyter_dir / "kernels" / "platform"
-    spec.mkdir(parents=True, exist_ok=True)
-    (spec / "kernel.json").write_text(json.dumps({
-        "argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}",
-                 "--IPKernelApp.log_level=ERROR"],
-        "display_name": "platform", "language": "python", "env": QUIET}))
-    return "platform"
-
-
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
 def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
                                                                     monkeypatch):
@@ -201,7 +192,8 @@ def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_co
     platform_python = fresh_platform_venv(tab, tmp_path / "venv")
     jupyter = tmp_path / "jupyter"
     monkeypatch.setenv("JUPYTER_PATH", str(jupyter))
-    kernel = kernel_for(platform_python, jupyter)
+    kernel = "platform"
+    write_kernel_spec(jupyter, kernel, platform_python, "platform", QUIET)
     requirement = library_requirement(load_config(root))
     local = f"gpu-dl-book-d2l @ file://{root}"
     for name in PLATFORM_SECTIONS:
