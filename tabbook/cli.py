@@ -13,7 +13,7 @@ from pathlib import Path
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
-from .environments import ensure_chromium
+from .environments import ensure_test_tools
 from .execute import EVAL_DIR, Executor, Task, summary_table
 from .kernels import (RuntimeSetupError, default_jobs, detect_gpus, isolate_jupyter,
                       prepare_runtime, python_of)
@@ -309,7 +309,7 @@ def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -
 
 
 def run_tests(root: Path, pytest_args: list[str]) -> int:
-    ensure_chromium()
+    ensure_test_tools()
     return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
                            cwd=root)
 

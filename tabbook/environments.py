@@ -62,24 +62,31 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
 
 
 CHROMIUM = Path("/usr/bin/chromium")
+# What the test suite needs from Debian: the file each package provides, and the package.
+TEST_TOOLS = {
+    CHROMIUM: "chromium",                                # the browser tests drive it
+    Path("/usr/bin/hunspell"): "hunspell",               # the French spelling test
+    Path("/usr/share/hunspell/fr_FR.dic"): "hunspell-fr",
+}
 
 
-def ensure_chromium() -> Path:
-    """Debian's chromium, which the browser tests drive; installed with apt-get if missing.
+def ensure_test_tools() -> None:
+    """Install with apt-get the Debian packages the tests use, if any is missing.
 
-    Playwright's own browser download cannot be used: the tests run the
-    distribution's browser, as readers on Debian do.
+    Playwright's own browser download is not used: the tests run the
+    distribution's chromium, as readers on Debian do.
     """
-    if CHROMIUM.exists():
-        return CHROMIUM
+    missing = sorted({package for file, package in TEST_TOOLS.items() if not file.exists()})
+    if not missing:
+        return
     prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    print("setting up Debian's chromium for the browser tests (apt-get, once)...", flush=True)
+    print(f"setting up Debian packages for the tests: {' '.join(missing)} (apt-get, once)...",
+          flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
-    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", "chromium"]):
+    for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *missing]):
         if subprocess.run(prefix + command, env=env, stdout=subprocess.DEVNULL).returncode != 0:
-            sys.exit("error: could not install chromium — run `sudo apt-get install chromium` "
-                     "and retry")
-    return CHROMIUM
+            sys.exit(f"error: could not install {' '.join(missing)} — run "
+                     f"`sudo apt-get install {' '.join(missing)}` and retry")
 
 
 def run_in_tools_env(root: Path, argv: list[str]) -> None:

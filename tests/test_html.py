@@ -19,7 +19,7 @@ import pytest
 
 from conftest import DECLARE, REPO, copy_repository, write_book
 from tabbook.config import load_config
-from tabbook.environments import ensure_chromium, ensure_env
+from tabbook.environments import CHROMIUM, ensure_env, ensure_test_tools
 from tabbook.launch import launch_links
 from tabbook.parse import parse_book
 from tabbook.render import render_site
@@ -61,10 +61,10 @@ def server(book):
 def chromium():
     from playwright.sync_api import sync_playwright
 
-    executable = ensure_chromium()
+    ensure_test_tools()
     with sync_playwright() as playwright:
         browser = playwright.chromium.launch(
-            executable_path=str(executable),
+            executable_path=str(CHROMIUM),
             args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                   "--disable-background-networking", "--disable-component-update",
                   "--disable-sync"])
