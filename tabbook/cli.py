@@ -5,6 +5,7 @@ import argparse
 import contextlib
 import fcntl
 import fnmatch
+import json
 import subprocess
 import sys
 import time
@@ -14,15 +15,16 @@ from pathlib import Path
 from .check import check_book
 from .config import Config, ConfigError, load_config
 from .environments import ensure_test_tools
-from .execute import EVAL_DIR, Executor, Task, summary_table
-from .kernels import (RuntimeSetupError, default_jobs, detect_gpus, isolate_jupyter,
-                      prepare_runtime, python_of)
+from .execute import EVAL_DIR, Executor, Outcome, Task, eval_path, summary_table
+from .kernels import (Runtime, RuntimeSetupError, default_jobs, detect_gpus, framework_gpus,
+                      isolate_jupyter, prepare_runtime, python_of)
 from .launch import LAUNCH_DIR, OutError, copy_tree, write_launch_notebooks
 from .library import stale_libraries, write_libraries
 from .model import Book, Problem, Section, SourceError
 from .numbering import number_book
 from .parse import parse_book
 from .render import RenderError, render_site
+from .report import FrameworkInfo, Run, build_report, write_report
 from .split import split_section, write_notebooks
 
 
@@ -36,6 +38,8 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--only", action="append", metavar="GLOB",
                         help="build the sections matching GLOB only, e.g. 'chapter_gpu/*' "
                              "(repeatable)")
+    parser.add_argument("--gpu-only", action="store_true",
+                        help="build only the sections that declare #gpus(N) (the GPU job)")
 
 
 def _add_execution(parser: argparse.ArgumentParser) -> None:
@@ -45,7 +49,8 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--python", action="append", metavar="TAB=PATH",
                         help="run TAB with this interpreter instead of .envs/TAB (repeatable)")
     parser.add_argument("--require-gpu", action="store_true",
-                        help="fail unless the GPUs the selected sections declare are visible")
+                        help="fail unless every selected section that declares #gpus(N) "
+                             "really computed on a GPU (the GPU job)")
 
 
 def _add_out(parser: argparse.ArgumentParser, what: str) -> None:
@@ -95,8 +100,13 @@ def selected_tabs(config: Config, requested: list[str] | None) -> tuple[str, ...
     return tuple(dict.fromkeys(requested))
 
 
-def selected_sections(book: Book, patterns: list[str] | None) -> list[Section]:
+def selected_sections(book: Book, patterns: list[str] | None,
+                      gpu_only: bool = False) -> list[Section]:
     pages = book.pages()
+    if gpu_only:
+        pages = [s for s in pages if s.gpus]
+        if not pages:
+            raise UsageError("--gpu-only: no section declares #gpus(N)")
     if not patterns:
         return pages
     chosen = []
@@ -105,10 +115,16 @@ def selected_sections(book: Book, patterns: list[str] | None) -> list[Section]:
                    or fnmatch.fnmatch(s.path.as_posix(), pattern)
                    or fnmatch.fnmatch(s.source, pattern)]
         if not matches:
-            raise UsageError(f"--only {pattern}: matches no section "
+            raise UsageError(f"--only {pattern}: matches no section"
+                             f"{' declaring #gpus(N)' if gpu_only else ''} "
                              "(patterns match e.g. 'chapter_gpu/use-gpu' or 'chapter_gpu/*')")
         chosen += [s for s in matches if s not in chosen]
     return [s for s in pages if s in chosen]   # keep book order
+
+
+def sections_of(book: Book, args: argparse.Namespace) -> list[Section]:
+    """The sections the command line selects (--only, --gpu-only)."""
+    return selected_sections(book, args.only, getattr(args, "gpu_only", False))
 
 
 def section_tabs(config: Config, sections: list[Section],
@@ -176,7 +192,7 @@ def _report_stale_libraries(config: Config, book: Book) -> int:
 def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
     started = time.monotonic()
     tabs = selected_tabs(config, args.tab)
-    sections = selected_sections(book, args.only)
+    sections = sections_of(book, args)
     width = len(str(len(sections)))
 
     def progress(number: int, total: int, section: Section, made: list[str],
@@ -188,7 +204,7 @@ def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Bo
         print(line, flush=True)
 
     result = write_notebooks(sections, tabs, config.build.default_tab, root, progress,
-                             prune=not args.only)
+                             prune=not (args.only or args.gpu_only))
     made = len(result.written) + len(result.unchanged)
     print(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
           f"{len(result.unchanged)} unchanged, {len(result.removed)} stale removed), "
@@ -214,7 +230,7 @@ def build_lock(root: Path):
 def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
     started = time.monotonic()
     tabs = selected_tabs(config, args.tab)
-    sections = selected_sections(book, args.only)
+    sections = sections_of(book, args)
     pythons = {}
     for value in args.python or []:
         tab, path = python_of(value)
@@ -227,13 +243,17 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
     else:
         print("devices: no GPU visible, every notebook runs on the CPU")
     if args.require_gpu:
-        short = [s for s in sections if s.gpus > len(gpus)]
-        if short:
-            print(f"error: --require-gpu: {len(gpus)} GPU(s) visible, but "
-                  + ", ".join(f"{s.name} declares #gpus({s.gpus})" for s in short)
-                  + " — run on a machine with these GPUs, or drop --require-gpu",
+        needing = [s for s in sections if s.gpus]
+        if needing and not gpus:
+            print("error: --require-gpu: no GPU is visible, but "
+                  + ", ".join(f"{s.name} declares #gpus({s.gpus})" for s in needing)
+                  + " — run on a machine whose GPUs nvidia-smi lists, or drop --require-gpu",
                   file=sys.stderr)
             return 1
+        for section in needing:
+            if section.gpus > len(gpus):
+                print(f"note: {section.name} declares #gpus({section.gpus}) and gets the "
+                      f"{len(gpus)} GPU(s) there are")
     tasks = [Task(section, tab, split_section(section, tab))
              for section, tab in section_tabs(config, sections, tabs)]
     order = {id(task): number for number, task in enumerate(tasks)}
@@ -244,37 +264,78 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
         with ThreadPoolExecutor(max(len(needed), 1)) as pool:
             runtimes = dict(zip(needed, pool.map(
                 lambda tab: prepare_runtime(root, tab, pythons.get(tab)), needed)))
+        frameworks = framework_infos(runtimes, gpus)
+        # The GPU job must not run a framework that cannot use the GPUs: it would
+        # only prove that the CPU works.
+        blocked = {tab for tab, info in frameworks.items()
+                   if args.require_gpu and info.gpus_seen == 0}
+        skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
         jobs = args.jobs or default_jobs(config.execute.jobs)
         executor = Executor(root, runtimes, gpus, jobs, config.execute.timeout, args.force,
                             colour=sys.stdout.isatty())
         libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
                      for tab in runtimes}
-        queue = executor.plan(tasks, libraries)
-        print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue)} cached, "
-              f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels", flush=True)
+        queue = executor.plan([t for t in tasks if t not in skipped], libraries)
+        print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue) - len(skipped)} cached, "
+              f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels"
+              + (f", {len(skipped)} skipped" if skipped else ""), flush=True)
         try:
             executor.run(queue)
         except KeyboardInterrupt:
             print("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
                   "previous results", file=sys.stderr)
             return 130
+        executor.outcomes += [Outcome(task, "skipped") for task in skipped]
     outcomes = sorted(executor.outcomes, key=lambda o: order[id(o.task)])
     print(summary_table(outcomes, tabs))
     failed = [o for o in outcomes if o.status == "failed"]
     for outcome in failed:
         print(outcome.message, file=sys.stderr)
+    report = build_report([run_of(root, o) for o in outcomes], gpus, frameworks,
+                          args.require_gpu)
+    _, markdown = write_report(report, root / EVAL_DIR)
+    doubtful = [row for row in report.problems if row.status not in ("failed", "interrupted")]
+    for row in doubtful:
+        print(f"{'error' if args.require_gpu else 'warning'}: {row.section} [{row.framework}] "
+              f"declares #gpus({row.declared_gpus}): {row.verdict}"
+              + (f" ({frameworks[row.framework].problem})" if row.verdict.startswith("framework")
+                 else " — its tensors and models stayed on the CPU; check the code moves them "
+                      "to try_gpu()"), file=sys.stderr)
     print(f"eval: {sum(o.status == 'ran' for o in outcomes)} ran, "
           f"{sum(o.status == 'cached' for o in outcomes)} cached, {len(failed)} failed, "
-          f"{time.monotonic() - started:.1f} s")
-    return 1 if failed else 0
+          f"{time.monotonic() - started:.1f} s; report in {markdown.relative_to(root)} (and .json)")
+    return 1 if failed or (args.require_gpu and doubtful) else 0
+
+
+def framework_infos(runtimes: dict[str, Runtime], gpus: list) -> dict[str, FrameworkInfo]:
+    """Each framework's version, and, on a GPU machine, how many GPUs its build sees."""
+    infos = {tab: FrameworkInfo(r.framework_version, r.python_version)
+             for tab, r in runtimes.items()}
+    if gpus:
+        with ThreadPoolExecutor(max(len(runtimes), 1)) as pool:
+            counts = dict(zip(runtimes, pool.map(framework_gpus, runtimes.values())))
+        for tab, (seen, problem) in counts.items():
+            infos[tab].gpus_seen, infos[tab].problem = seen, problem
+            print(f"{tab} {infos[tab].version}: sees {seen} GPU(s)"
+                  + (f" — {problem}" if problem else ""))
+    return infos
+
+
+def run_of(root: Path, outcome: Outcome) -> Run:
+    """What the report needs of an outcome, with its executed notebook if there is one."""
+    path = eval_path(root, outcome.task)
+    notebook = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+    section = outcome.task.section
+    return Run(section.name, outcome.task.tab, section.gpus, outcome.status, outcome.seconds,
+               notebook)
 
 
 def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
     started = time.monotonic()
-    pairs = section_tabs(config, selected_sections(book, args.only),
+    pairs = section_tabs(config, sections_of(book, args),
                          selected_tabs(config, args.tab))
     result = write_launch_notebooks(config, number_book(book), pairs, root / EVAL_DIR,
-                                    prune=not args.only)
+                                    prune=not (args.only or args.gpu_only))
     for section, tab in result.missing:
         print(f"launch: {section.source} [{tab}] has no executed notebook — "
               "run `python3 build.py eval` and fix its errors", file=sys.stderr)
@@ -310,12 +371,22 @@ def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -
 
 def run_tests(root: Path, pytest_args: list[str]) -> int:
     ensure_test_tools()
-    return subprocess.call([sys.executable, "-m", "pytest", str(root / "tests"), *pytest_args],
+    # The whole suite unless some tests are named (`test tests/test_report.py`).
+    named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
+                for arg in pytest_args)
+    return subprocess.call([sys.executable, "-m", "pytest",
+                            *([] if named else [str(root / "tests")]), *pytest_args],
                            cwd=root)
 
 
 def main(argv: list[str], root: Path) -> int:
-    args = make_parser().parse_args(argv)
+    if "test" in argv:
+        # Everything after `test` is pytest's, options included (`test -k spelling`).
+        at = argv.index("test")
+        args = make_parser().parse_args(argv[:at + 1])
+        args.pytest_args = argv[at + 1:]
+    else:
+        args = make_parser().parse_args(argv)
     try:
         if args.command == "check":
             return run_check(root)

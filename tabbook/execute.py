@@ -25,6 +25,7 @@ from pathlib import Path
 
 import nbformat
 
+from .devices import PROBE, read_probe
 from .files import atomic_write
 from .kernels import Gpu, Runtime, gpu_class
 from .model import Section
@@ -32,7 +33,7 @@ from .split import METADATA_KEY
 
 EVAL_DIR = Path("_build") / "eval"
 CACHE_DIR = Path("_build") / "cache"
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2   # 2: provenance records the devices the code used
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TRACEBACK_LINE = re.compile(r"(?:Cell In\[\d+\]|<cell line: \d+>|input-\d+-\w+), line (\d+)")
 
@@ -54,7 +55,7 @@ class Task:
 @dataclass
 class Outcome:
     task: Task
-    status: str            # cached, ran, failed or interrupted
+    status: str            # cached, ran, failed, interrupted or skipped
     seconds: float = 0.0
     message: str = ""
 
@@ -250,8 +251,9 @@ class Executor:
                 getattr(provisioner, "process", None), "pid", None)
 
         if not any(c.cell_type == "code" for c in notebook.cells):
-            self._save(task, notebook, [], 0.0)   # prose only: no kernel to start
+            self._save(task, notebook, [], 0.0, {})   # prose only: no kernel to start
             return Outcome(task, "ran", 0.0)
+        notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         client = NotebookClient(
             notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
             resources={"metadata": {"path": str(target.parent)}},
@@ -287,7 +289,9 @@ class Executor:
         if self._stopping:
             return Outcome(task, "interrupted", time.monotonic() - started)
         seconds = time.monotonic() - started
-        self._save(task, notebook, granted, seconds)
+        probe = notebook.cells.pop()
+        device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
+        self._save(task, notebook, granted, seconds, device_use)
         return Outcome(task, "ran", seconds)
 
     def _failure(self, task: Task, notebook, index: int | None, started: float, reason: str,
@@ -320,7 +324,8 @@ class Executor:
             message += "\n" + "\n".join(f"    | {d}" for d in details)
         return Outcome(task, "failed", seconds, message)
 
-    def _save(self, task: Task, notebook, granted: list[int], seconds: float) -> None:
+    def _save(self, task: Task, notebook, granted: list[int], seconds: float,
+              device_use: dict) -> None:
         runtime = self.runtimes[task.tab]
         devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
                     "cuda": g.cuda} for g in self.gpus if g.index in granted]
@@ -328,6 +333,7 @@ class Executor:
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "framework": task.tab, "framework_version": runtime.framework_version,
             "python": runtime.python_version, "devices": devices or "CPU",
+            "device_use": device_use,
             "cell_seconds": [c.metadata.get(METADATA_KEY, {}).get("seconds", 0.0)
                              for c in notebook.cells if c.cell_type == "code"],
             "total_seconds": round(seconds, 3),
@@ -347,7 +353,8 @@ def summary_table(outcomes: list[Outcome], tabs: tuple[str, ...]) -> str:
             cells[name] = {}
             order.append(name)
         text = {"cached": "cached", "ran": f"ran in {outcome.seconds:.1f} s",
-                "failed": "FAILED", "interrupted": "interrupted"}[outcome.status]
+                "failed": "FAILED", "interrupted": "interrupted",
+                "skipped": "skipped: no GPU"}[outcome.status]
         cells[name][outcome.task.tab] = text
     width = max([len("section")] + [len(n) for n in order])
     rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]

@@ -46,14 +46,40 @@ class Runtime:
 
     @property
     def framework_version(self) -> str:
+        """The framework's version, whatever its build is called (mxnet-cu117, tensorflow-cpu)."""
         module = FRAMEWORK_MODULES.get(self.tab, self.tab)
-        names = {"torch": ("torch",), "mxnet": ("mxnet",),
-                 "tensorflow": ("tensorflow", "tensorflow-cpu")}.get(module, (module,))
         for package in self.packages:
             name, _, version = package.partition("==")
-            if name.lower().replace("_", "-") in names:
+            name = name.lower().replace("_", "-")
+            if name == module or name.startswith(f"{module}-cu") or name == f"{module}-cpu":
                 return version
         return "unknown"
+
+
+# How many GPUs a framework build itself can use: a CPU build, or a CUDA build
+# older than the GPU or newer than the driver, sees none though nvidia-smi does.
+GPU_COUNT = {
+    "pytorch": "import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)",
+    "mxnet": "import mxnet; print(mxnet.context.num_gpus())",
+    "tensorflow": "import tensorflow as tf; print(len(tf.config.list_physical_devices('GPU')))",
+}
+
+
+def framework_gpus(runtime: Runtime) -> tuple[int, str]:
+    """GPUs the tab's framework sees from its interpreter, and why, when it sees none."""
+    code = GPU_COUNT.get(runtime.tab)
+    if code is None:
+        return 0, f"no GPU probe for the tab {runtime.tab!r}"
+    try:
+        result = subprocess.run([str(runtime.python), "-c", code], capture_output=True,
+                                text=True, timeout=300, env=dict(os.environ, **QUIET_ENV))
+    except subprocess.TimeoutExpired:
+        return 0, "the framework took more than 300 s to count its GPUs"
+    lines = result.stdout.strip().split("\n")
+    if result.returncode == 0 and lines[-1].isdigit():
+        return int(lines[-1]), "" if int(lines[-1]) else "its build finds no usable GPU"
+    errors = [line for line in result.stderr.strip().split("\n") if line.strip()]
+    return 0, errors[-1] if errors else f"exit status {result.returncode}"
 
 
 def isolate_jupyter(root: Path) -> None:

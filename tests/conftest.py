@@ -18,8 +18,18 @@ PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img
          "requirements"]
 
 
-def copy_repository(target: Path) -> Path:
-    """Copy the parts of this repository the build needs into `target`."""
+def copy_repository(target: Path, executed: bool = False) -> Path:
+    """Copy the parts of this repository the build needs into `target`.
+
+    With `executed`, this repository's executed notebooks and execution cache
+    come too, when there are some: a notebook whose cache key is unchanged is
+    not run again (the key covers code, d2l and packages, so a stale result
+    cannot be reused).
+    """
+    if executed:
+        for part in ("eval", "cache"):
+            if (REPO / "_build" / part).is_dir():
+                shutil.copytree(REPO / "_build" / part, target / "_build" / part)
     for part in PARTS:
         source = REPO / part
         if source.is_dir():

@@ -204,8 +204,8 @@ def test_require_gpu_on_a_cpu_machine(project):
     started = time.monotonic()
     result = project("eval", "--require-gpu")
     assert result.returncode == 1
-    assert "error: --require-gpu: 0 GPU(s) visible, but chap/sec declares #gpus(2)" in \
-        result.stderr
+    assert "error: --require-gpu: no GPU is visible, but chap/sec declares #gpus(2) — run " \
+           "on a machine whose GPUs nvidia-smi lists, or drop --require-gpu" in result.stderr
     assert time.monotonic() - started < 20 and not (project.root / "_build/eval").exists()
     assert project("eval").returncode == 0      # without the flag it runs on the CPU
 
@@ -215,3 +215,65 @@ def test_python_without_the_framework(project):
     assert result.returncode == 1
     assert f"--python pytorch={sys.executable} cannot run the pytorch notebooks: missing " \
            "torch (ModuleNotFoundError" in result.stderr
+
+
+def test_provenance_records_the_devices_the_code_used(project):
+    edit(project.root, section_text("import torch\nfrom torch import nn\n"
+                                     "net = nn.Linear(2, 1)\nnet(torch.ones(3, 2)).shape"))
+    assert project("eval").returncode == 0
+    notebook = evaluated(project.root, "pytorch")
+    use = notebook.metadata.tabbook.provenance.device_use
+    assert use == {"gpu_memory_peak_mib": {}, "object_devices": ["cpu"]}
+    # The probe cell that asked the kernel is not part of the saved notebook.
+    assert "tabbook" not in notebook.cells[-1].source
+    report = json.loads((project.root / "_build/eval/report.json").read_text())
+    row = next(r for r in report["rows"]
+               if r["section"] == "chap/sec" and r["framework"] == "pytorch")
+    assert row["used_devices"] == ["cpu"] and row["verdict"] == "CPU section"
+
+
+FAKE_NVIDIA_SMI = """#!/bin/sh
+# A GPU machine as nvidia-smi describes it; the frameworks here are CPU builds.
+case "$1" in
+  --query-gpu=*) echo "0, NVIDIA H100 80GB HBM3, 81559, 570.86.15" ;;
+  *) echo "| NVIDIA-SMI 570.86.15   Driver Version: 570.86.15   CUDA Version: 12.8 |" ;;
+esac
+"""
+
+
+def test_on_a_gpu_machine_a_framework_blind_to_it_is_caught(project, tmp_path_factory, monkeypatch):
+    bin_dir = tmp_path_factory.mktemp("bin")
+    (bin_dir / "nvidia-smi").write_text(FAKE_NVIDIA_SMI)
+    (bin_dir / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    edit(project.root, section_text("import torch\nx = torch.ones(2)\nx.device")
+         .replace("tab.interact_select(['pytorch', 'mxnet'])",
+                  "tab.interact_select(['pytorch', 'mxnet'])\n#gpus(1)"))
+    report_path = project.root / "_build/eval/report.json"
+
+    # The GPU job: a framework build that cannot see the GPU is not run, and says so.
+    strict = project("eval", "--require-gpu")
+    assert strict.returncode == 1, strict.stdout + strict.stderr
+    assert "GPU 0 NVIDIA H100 80GB HBM3 (81559 MiB, driver 570.86.15, CUDA 12.8)" in strict.stdout
+    assert "pytorch 2.13.0+cpu: sees 0 GPU(s) — its build finds no usable GPU" in strict.stdout
+    assert "error: chap/sec [pytorch] declares #gpus(1): framework sees no GPU" in strict.stderr
+    report = json.loads(report_path.read_text())
+    assert report["ok"] is False and report["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3"
+    assert {(r["section"], r["framework"], r["status"], r["verdict"])
+            for r in report["rows"]} == {
+        ("index", "pytorch", "ran", "CPU section"),          # no #gpus: runs as usual
+        ("chap/index", "pytorch", "ran", "CPU section"),
+        ("chap/sec", "pytorch", "skipped", "framework sees no GPU"),
+        ("chap/sec", "mxnet", "skipped", "framework sees no GPU")}
+
+    # Without --require-gpu the section runs, on the CPU, and the report says so.
+    loose = project("eval")
+    assert loose.returncode == 0, loose.stdout + loose.stderr
+    assert "warning: chap/sec [pytorch] declares #gpus(1): framework sees no GPU (its build " \
+           "finds no usable GPU)" in loose.stderr
+    row = next(r for r in json.loads(report_path.read_text())["rows"]
+               if r["section"] == "chap/sec")
+    assert row["visible_gpus"] == ["NVIDIA H100 80GB HBM3"]     # it was given the GPU...
+    assert row["used_devices"] == ["cpu"] and row["output_devices"] == ["cpu"]   # ...unused
+    assert row["verdict"] == "framework sees no GPU"
+    assert "| chap/sec | pytorch | ran |" in (project.root / "_build/eval/report.md").read_text()

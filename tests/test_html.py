@@ -33,7 +33,7 @@ SCREENSHOTS = REPO / "_build" / "screenshots"
 @pytest.fixture(scope="module")
 def book(tmp_path_factory):
     """A copy of the repository with its full site and a PyTorch-only site built."""
-    root = copy_repository(tmp_path_factory.mktemp("book"))
+    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
     pythons = [arg for tab in TABS
                for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
     for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):

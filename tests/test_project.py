@@ -1,9 +1,11 @@
 """The repository keeps its promises: README commands, CI entry, pinned requirements."""
 from __future__ import annotations
 
+import os
 import re
 import shlex
 import subprocess
+import sys
 from pathlib import Path
 
 import yaml
@@ -43,16 +45,37 @@ def requirements(name: str) -> list[str]:
             if line.strip() and not line.startswith("#")]
 
 
+FRAMEWORKS = ("pytorch", "mxnet", "tensorflow")
+
+
 def test_requirements_are_pinned():
-    for name in ("tools", "pytorch", "mxnet", "tensorflow"):
+    for name in ("tools", *FRAMEWORKS, *(f"{tab}-gpu" for tab in FRAMEWORKS)):
         for requirement in requirements(name):
-            assert re.fullmatch(r"[A-Za-z0-9_.-]+==[0-9][\w.]*", requirement), (name, requirement)
+            assert re.fullmatch(r"[A-Za-z0-9_.-]+(\[[a-z-]+\])?==[0-9][\w.]*", requirement), \
+                (name, requirement)
     assert "torch==2.13.0" in requirements("pytorch")
     assert "mxnet==1.9.1" in requirements("mxnet")
     numpy_mx = next(r for r in requirements("mxnet") if r.startswith("numpy=="))
     assert tuple(map(int, numpy_mx.split("==")[1].split(".")[:2])) < (1, 24)
     assert "tensorflow-cpu==2.21.0" in requirements("tensorflow")
     assert not any(r.startswith("tf-keras") for r in requirements("tensorflow"))
+
+
+def test_gpu_requirement_sets_are_the_cpu_ones_with_the_gpu_builds():
+    gpu_builds = {"pytorch": "torch==2.13.0", "mxnet": "mxnet-cu117==1.9.1",
+                  "tensorflow": "tensorflow[and-cuda]==2.21.0"}
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    for tab in FRAMEWORKS:
+        cpu, gpu = requirements(tab), requirements(f"{tab}-gpu")
+        assert gpu_builds[tab] in gpu
+        # Same numpy, matplotlib and ipykernel: a GPU run shows what the CPU run shows.
+        assert [r for r in cpu if r.split("==")[0] in ("numpy", "matplotlib", "ipykernel")] == \
+            [r for r in gpu if r.split("==")[0] in ("numpy", "matplotlib", "ipykernel")]
+        assert f"requirements/{tab}-gpu.txt" in readme     # documented for instructors
+    # MXNet's CUDA 11.7 build finds its CUDA libraries in these wheels (LD_LIBRARY_PATH).
+    assert {r.split("==")[0] for r in requirements("mxnet-gpu") if r.startswith("nvidia-")} >= {
+        "nvidia-cuda-runtime-cu11", "nvidia-cublas-cu11", "nvidia-cudnn-cu11",
+        "nvidia-cuda-nvrtc-cu11", "nvidia-nccl-cu11"}
 
 
 def test_environment_yml_matches_the_tools_requirements():
@@ -92,3 +115,39 @@ def test_the_publish_workflow_runs_build_commands_that_exist():
     config = load_config(REPO)
     publish_text = (REPO / ".github" / "workflows" / "publish.yml").read_text()
     assert "library_ref" in publish_text and config.launch.library_ref == f"v{config.project.release}"
+
+
+def test_the_gpu_workflow_runs_the_gpu_sections_with_commands_that_exist():
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "gpu.yml").read_text())
+    triggers = workflow[True]                   # YAML reads the key `on` as True
+    assert "chapters/**" in triggers["push"]["paths"] and "d2l/**" in triggers["push"]["paths"]
+    assert triggers["schedule"] and "workflow_dispatch" in triggers
+    assert workflow["concurrency"]["cancel-in-progress"] is False
+    job = workflow["jobs"]["gpu"]
+    assert job["runs-on"] == ["self-hosted", "gpu"]
+    assert job["strategy"]["max-parallel"] == 1 and job["strategy"]["fail-fast"] is False
+    frameworks = job["strategy"]["matrix"]["framework"]
+    assert sorted(frameworks) == sorted(load_config(REPO).build.tabs)
+    lines = [line.strip() for step in job["steps"] for line in step.get("run", "").split("\n")]
+    builds = [line for line in lines if re.match(r"python3(\.11)? build\.py", line)]
+    assert builds
+    parser = make_parser()
+    for framework in frameworks:
+        for line in builds:
+            command = shlex.split(line.replace("${{ matrix.framework }}", framework))
+            args = parser.parse_args(command[2:])   # exits (fails the test) on a bad option
+            assert args.command == "eval" and args.tab == [framework]
+            assert args.gpu_only and args.require_gpu
+            assert args.python == [f"{framework}=.envs-gpu/{framework}/bin/python"]
+            assert f"requirements/{framework}-gpu.txt" in "\n".join(lines).replace(
+                "${{ matrix.framework }}", framework)
+    # Each command the workflow calls exists: build.py answers its --help.
+    for command in {shlex.split(line)[2] for line in builds}:
+        result = subprocess.run([sys.executable, str(REPO / "build.py"), command, "--help"],
+                                capture_output=True, text=True,
+                                env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"))
+        assert result.returncode == 0 and "--require-gpu" in result.stdout, result.stderr
+    uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
+    assert uploads and uploads[0]["if"] == "always()"
+    assert {"_build/eval/report.json", "_build/eval/report.md"} <= set(
+        uploads[0]["with"]["path"].split())

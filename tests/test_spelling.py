@@ -26,7 +26,8 @@ NOT_PROSE = [
     re.compile(r"https?://\S+"),                            # bare URLs
     re.compile(r"<[^>\n]+>"),                               # HTML tags
     re.compile(r":(begin|end)_tab:"),
-]
+    re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.M),
+]                                                           # ^ table delimiter rows
 
 
 def strip_non_prose(text: str) -> str:
@@ -81,4 +82,5 @@ def test_a_misspelt_word_is_caught():
     # The check itself must see mistakes, and ignore code and URLs.
     assert unknown_words("Une phrase corecte sur les processeurs.") == {"corecte"}
     assert not unknown_words(strip_non_prose(
-        "Le code `xyzzy`, :numref:`sec_qwxz` et [un lien](https://exemple.fr/qwxz) $\\alpha_k$."))
+        "Le code `xyzzy`, :numref:`sec_qwxz` et [un lien](https://exemple.fr/qwxz) $\\alpha_k$.\n"
+        "| a | b |\n| --- | :---: |\n"))

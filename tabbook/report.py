@@ -1,0 +1,164 @@
+"""Report stage: what ran where, from the executed notebooks (JSON and Markdown).
+
+For each section × framework: status, time, the GPUs it was given, and the
+devices its code really used, as the kernel reported them after the last
+cell (provenance) and as the outputs name them. On a machine with GPUs, a
+section that declares ``#gpus`` but computed on the CPU is a failure of the
+GPU job, not a detail.
+"""
+from __future__ import annotations
+
+import datetime
+import json
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
+from .files import atomic_write
+from .kernels import Gpu
+from .split import METADATA_KEY
+
+REPORT_NAME = "report"   # _build/eval/report.json and report.md
+
+# Verdicts, and whether they make a GPU job fail.
+OK_VERDICTS = {"GPU", "CPU section", "CPU: no GPU here"}
+
+
+@dataclass
+class Run:
+    """One executed (or not) notebook, as the report sees it."""
+    section: str
+    tab: str
+    declared_gpus: int
+    status: str                  # ran, cached, failed, interrupted, skipped
+    seconds: float
+    notebook: dict | None = None
+    """The executed notebook (its last good result), if there is one."""
+
+
+@dataclass
+class FrameworkInfo:
+    version: str
+    python: str
+    gpus_seen: int | None = None
+    """GPUs the framework build itself sees; None when not asked (no GPU here)."""
+    problem: str = ""
+
+
+@dataclass
+class Row:
+    section: str
+    framework: str
+    status: str
+    seconds: float
+    declared_gpus: int
+    visible_gpus: list[str]
+    used_devices: list[str]
+    gpu_memory_peak_mib: dict[str, float]
+    output_devices: list[str]
+    verdict: str
+
+
+@dataclass
+class Report:
+    date: str
+    require_gpu: bool
+    gpus: list[dict]
+    frameworks: dict[str, dict]
+    rows: list[Row] = field(default_factory=list)
+
+    @property
+    def problems(self) -> list[Row]:
+        return [row for row in self.rows if row.verdict not in OK_VERDICTS]
+
+    def to_json(self) -> str:
+        data = asdict(self)
+        data["ok"] = not self.problems
+        return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
+
+    def to_markdown(self) -> str:
+        lines = ["# GPU execution report", "",
+                 f"{self.date} · `--require-gpu`: {'yes' if self.require_gpu else 'no'} · "
+                 f"result: **{'OK' if not self.problems else f'{len(self.problems)} problem(s)'}**",
+                 "", "## GPUs seen", ""]
+        if self.gpus:
+            lines += ["| # | model | memory | driver | CUDA |", "| --- | --- | --- | --- | --- |"]
+            lines += [f"| {g['index']} | {g['name']} | {g['memory_mib']} MiB | {g['driver']} | "
+                      f"{g['cuda']} |" for g in self.gpus]
+        else:
+            lines.append("No GPU visible: everything ran on the CPU.")
+        lines += ["", "## Frameworks", "", "| framework | version | Python | GPUs it sees |",
+                  "| --- | --- | --- | --- |"]
+        for tab, info in self.frameworks.items():
+            seen = "not asked (no GPU here)" if info["gpus_seen"] is None else str(
+                info["gpus_seen"])
+            if info["problem"]:
+                seen += f" — {info['problem']}"
+            lines.append(f"| {tab} | {info['version']} | {info['python']} | {seen} |")
+        lines += ["", "## Sections", "",
+                  "| section | framework | status | time | #gpus | given | used (kernel) | "
+                  "in outputs | verdict |",
+                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        for row in self.rows:
+            peaks = ", ".join(f"{k} {v:g} MiB" for k, v in row.gpu_memory_peak_mib.items()
+                              if v > 0)
+            used = ", ".join(row.used_devices) or "—"
+            lines.append(
+                f"| {row.section} | {row.framework} | {row.status} | {row.seconds:.1f} s | "
+                f"{row.declared_gpus or '—'} | {', '.join(row.visible_gpus) or 'CPU'} | "
+                f"{used}{f' (peak {peaks})' if peaks else ''} | "
+                f"{', '.join(row.output_devices) or '—'} | {row.verdict} |")
+        return "\n".join(lines) + "\n"
+
+
+def _verdict(run: Run, gpus: list[Gpu], info: FrameworkInfo | None, use: bool | None) -> str:
+    if run.status in ("failed", "interrupted"):
+        return run.status
+    if run.status == "skipped":
+        return "framework sees no GPU"
+    if run.notebook is None:
+        return "no executed notebook"
+    if run.declared_gpus == 0:
+        return "CPU section"
+    if not gpus:
+        return "CPU: no GPU here"
+    if info is not None and info.gpus_seen == 0:
+        return "framework sees no GPU"
+    if use is None:
+        return "device use unknown"
+    return "GPU" if use else "CPU fallback"
+
+
+def build_report(runs: list[Run], gpus: list[Gpu], frameworks: dict[str, FrameworkInfo],
+                 require_gpu: bool) -> Report:
+    """The report of `runs` on a machine with `gpus`; reads only the notebooks given."""
+    report = Report(
+        date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        require_gpu=require_gpu, gpus=[asdict(g) for g in gpus],
+        frameworks={tab: asdict(info) for tab, info in frameworks.items()})
+    for run in runs:
+        provenance = (run.notebook or {}).get("metadata", {}).get(METADATA_KEY, {}).get(
+            "provenance", {})
+        device_use = provenance.get("device_use", {})
+        visible = provenance.get("devices", "CPU")
+        seconds = run.seconds if run.status == "ran" else float(
+            provenance.get("total_seconds", run.seconds))
+        report.rows.append(Row(
+            section=run.section, framework=run.tab, status=run.status, seconds=seconds,
+            declared_gpus=run.declared_gpus,
+            visible_gpus=[d["name"] for d in visible] if isinstance(visible, list) else [],
+            used_devices=sorted({normalise(d) for d in device_use.get("object_devices", [])},
+                                key=lambda d: (not is_gpu(d), d)),
+            gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
+            output_devices=devices_in_outputs(run.notebook),
+            verdict=_verdict(run, gpus, frameworks.get(run.tab), used_gpu(device_use))))
+    return report
+
+
+def write_report(report: Report, folder: Path) -> tuple[Path, Path]:
+    """Write report.json and report.md into `folder`; return their paths."""
+    folder.mkdir(parents=True, exist_ok=True)
+    json_path, md_path = folder / f"{REPORT_NAME}.json", folder / f"{REPORT_NAME}.md"
+    atomic_write(json_path, report.to_json())
+    atomic_write(md_path, report.to_markdown())
+    return json_path, md_path
