@@ -11,6 +11,8 @@ from mxnet.gluon import nn
 from matplotlib.figure import Figure
 npx.set_np()
 ModelBase = nn.Block  # the framework's model class, base of d2l.Module
+import statistics
+import time
 
 d2l = sys.modules[__name__]
 
@@ -167,9 +169,10 @@ class DataModule(HyperParameters):
 class Trainer(HyperParameters):
     """Train a model on data."""
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support comes with the GPU chapter'
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
@@ -178,12 +181,18 @@ class Trainer(HyperParameters):
         self.num_val_batches = (len(self.val_dataloader)
                                 if self.val_dataloader is not None else 0)
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def prepare_model(self, model):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]
+        if self.gpus:
+            model.collect_params().reset_ctx(self.gpus[0])
         self.model = model
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def prepare_batch(self, batch):
+        if self.gpus:
+            batch = [d2l.to(a, self.gpus[0]) for a in batch]
         return batch
 
     def fit(self, model, data):
@@ -290,3 +299,24 @@ def try_gpu(i=0):
 def try_all_gpus():
     """Return all GPUs, or [cpu()] if there is none."""
     return [gpu(i) for i in range(num_gpus())] or [cpu()]
+
+
+# Defined in chapters/chapter_gpu/measure.md
+def synchronize():
+    """Wait until every device has finished the work queued so far."""
+    npx.waitall()
+
+
+# Defined in chapters/chapter_gpu/measure.md
+def benchmark(f, repeats=5, warmup=1):
+    """Median time of f() in seconds, after warm-up, devices synchronized."""
+    for _ in range(warmup):
+        f()
+    synchronize()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        f()
+        synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)

@@ -10,6 +10,8 @@ import numpy as np
 import tensorflow as tf
 from matplotlib.figure import Figure
 ModelBase = tf.keras.Model  # the framework's model class, base of d2l.Module
+import statistics
+import time
 
 d2l = sys.modules[__name__]
 
@@ -170,9 +172,10 @@ class DataModule(HyperParameters):
 class Trainer(HyperParameters):
     """Train a model on data."""
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
         self.save_hyperparameters()
-        assert num_gpus == 0, 'GPU support comes with the GPU chapter'
+        self.gpus = [d2l.gpu(i) for i in range(min(num_gpus, d2l.num_gpus()))]
 
     def prepare_data(self, data):
         self.train_dataloader = data.train_dataloader()
@@ -186,9 +189,14 @@ class Trainer(HyperParameters):
         model.board.xlim = [0, self.max_epochs]
         self.model = model
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def prepare_batch(self, batch):
+        if self.gpus:
+            with self.gpus[0]:
+                batch = [tf.identity(a) for a in batch]
         return batch
 
+    # Added in chapters/chapter_gpu/use-gpu.md
     def fit(self, model, data):
         self.prepare_data(data)
         self.prepare_model(model)
@@ -196,8 +204,10 @@ class Trainer(HyperParameters):
         self.epoch = 0
         self.train_batch_idx = 0
         self.val_batch_idx = 0
-        for self.epoch in range(self.max_epochs):
-            self.fit_epoch()
+        # Parameters, optimizer state and operations all go to this device.
+        with self.gpus[0] if self.gpus else d2l.cpu():
+            for self.epoch in range(self.max_epochs):
+                self.fit_epoch()
 
     def fit_epoch(self):
         for batch in self.train_dataloader:
@@ -285,3 +295,24 @@ def try_gpu(i=0):
 def try_all_gpus():
     """Return all GPUs, or [cpu()] if there is none."""
     return [gpu(i) for i in range(num_gpus())] or [cpu()]
+
+
+# Defined in chapters/chapter_gpu/measure.md
+def synchronize():
+    """Wait until every device has finished the work queued so far."""
+    tf.test.experimental.sync_devices()
+
+
+# Defined in chapters/chapter_gpu/measure.md
+def benchmark(f, repeats=5, warmup=1):
+    """Median time of f() in seconds, after warm-up, devices synchronized."""
+    for _ in range(warmup):
+        f()
+    synchronize()
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        f()
+        synchronize()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
