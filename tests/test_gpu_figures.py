@@ -142,7 +142,7 @@ def claims(figures, gpus) -> list[str]:
         f"TFLOPS contre {fr(m['H200 SXM'].fp32_tflops)})",   # H200 SXM: the H100 SXM's chip
         # Figure 1: compute and price
         f"la Titan RTX et ses {fr(m['Titan RTX'].memory_gb)} Go à "
-        f"{fr(m['Titan RTX'].price_usd)} $",
+        f"{fr(m['Titan RTX'].price_usd)} dollars",
         f"La meilleure GeForce de 2014-2015 offrait "
         f"{fr(f['geforce_2015_best_gflops_per_dollar'])} GFLOPS par dollar à son lancement, la "
         f"meilleure de {newest} en offre {fr(f['geforce_newest_best_gflops_per_dollar'])}, "
@@ -170,10 +170,10 @@ def claims(figures, gpus) -> list[str]:
         f"{fr(f['consumer_max_memory_gb'])} Go au plus pour les cartes grand public du tableau, "
         f"jusqu'à {fr(f['datacenter_max_memory_gb'])} Go pour le MI300X",
         # What to buy: launch prices and powers quoted in the tables
-        f"RTX 5060 Ti 16 Go ({fr(m['RTX 5060 Ti 16GB'].price_usd)} $)",
-        f"RTX 5070 Ti ({fr(m['RTX 5070 Ti'].price_usd)} $), "
-        f"RTX 5080 ({fr(m['RTX 5080'].price_usd)} $)",
-        f"RTX 5090 ({fr(m['RTX 5090'].price_usd)} $) | {fr(m['RTX 5090'].memory_gb)} Go | "
+        f"RTX 5060 Ti 16 Go ({fr(m['RTX 5060 Ti 16GB'].price_usd)} dollars)",
+        f"RTX 5070 Ti ({fr(m['RTX 5070 Ti'].price_usd)} dollars), "
+        f"RTX 5080 ({fr(m['RTX 5080'].price_usd)} dollars)",
+        f"RTX 5090 ({fr(m['RTX 5090'].price_usd)} dollars) | {fr(m['RTX 5090'].memory_gb)} Go | "
         f"{fr(m['RTX 5090'].power_w)} W",
         f"Une RTX 5090 ({fr(m['RTX 5090'].power_w)} W)",
         f"Deux RTX 5090 demandent à elles seules {fr(2 * m['RTX 5090'].power_w)} W",

@@ -84,3 +84,15 @@ def test_a_misspelt_word_is_caught():
     assert not unknown_words(strip_non_prose(
         "Le code `xyzzy`, :numref:`sec_qwxz` et [un lien](https://exemple.fr/qwxz) $\\alpha_k$.\n"
         "| a | b |\n| --- | :---: |\n"))
+
+
+def test_no_dollar_sign_as_currency():
+    # `$` opens mathematics: « 10 $ ... 20 $ » would render as a formula.
+    book, _ = parse_book(load_config(REPO))
+    places = [f"{section.source}:{cell.line + offset}"
+              for section in book.pages() for cell in section.cells
+              if cell.kind is CellKind.PROSE
+              for offset, line in enumerate(cell.source.split("\n"))
+              if re.search(r"\d[ \u00a0\u202f]\$(?![^$\n]*\$)|\d[ \u00a0\u202f]\$[ .,;)]",
+                           re.sub(r"`[^`\n]*`", "", line))]
+    assert not places, "write « dollars », not « $ »: " + ", ".join(places)
