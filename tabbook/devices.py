@@ -70,7 +70,7 @@ except Exception as err:
 # Device names as the three frameworks print them.
 DEVICE_PATTERN = re.compile(
     r"cuda:\d+|device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)|\b(?:gpu|cpu)\(\d+\)"
-    r"|(?:/device:|/)(?:GPU|CPU):\d+")
+    r"|(?:/device:|/physical_device:|/)(?:GPU|CPU):\d+")
 GPU_WORDS = re.compile(r"cuda|gpu", re.IGNORECASE)
 
 
@@ -84,7 +84,7 @@ def read_probe(text: str) -> dict:
 
 def normalise(device: str) -> str:
     """'cuda:0', 'gpu(0)', 'GPU:0', 'cpu'...: one short spelling per framework's device."""
-    device = device.split("device:")[-1]
+    device = device.split("device:")[-1]   # also /physical_device:GPU:0
     found = re.fullmatch(r"device\(type='(\w+)'(?:, index=(\d+))?\)", device)
     if found:
         return f"{found.group(1)}:{found.group(2)}" if found.group(2) else found.group(1)

@@ -2,7 +2,8 @@
 
 For each section × framework: status, time, the GPUs it was given, and the
 devices its code really used, as the kernel reported them after the last
-cell (provenance) and as the outputs name them. On a machine with GPUs, a
+cell (provenance) and as the outputs name them (a device listing counts as
+use). On a machine with GPUs, a
 section that declares ``#gpus`` but computed on the CPU is a failure of the
 GPU job, not a detail.
 """
@@ -143,6 +144,11 @@ def build_report(runs: list[Run], gpus: list[Gpu], frameworks: dict[str, Framewo
         visible = provenance.get("devices", "CPU")
         seconds = run.seconds if run.status == "ran" else float(
             provenance.get("total_seconds", run.seconds))
+        output_devices = devices_in_outputs(run.notebook)
+        # Evidence of GPU use: the kernel's (memory, tensors) or a GPU the outputs name.
+        use = used_gpu(device_use)
+        if any(is_gpu(d) for d in output_devices):
+            use = True
         report.rows.append(Row(
             section=run.section, framework=run.tab, status=run.status, seconds=seconds,
             declared_gpus=run.declared_gpus,
@@ -150,8 +156,8 @@ def build_report(runs: list[Run], gpus: list[Gpu], frameworks: dict[str, Framewo
             used_devices=sorted({normalise(d) for d in device_use.get("object_devices", [])},
                                 key=lambda d: (not is_gpu(d), d)),
             gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
-            output_devices=devices_in_outputs(run.notebook),
-            verdict=_verdict(run, gpus, frameworks.get(run.tab), used_gpu(device_use))))
+            output_devices=output_devices,
+            verdict=_verdict(run, gpus, frameworks.get(run.tab), use)))
     return report
 
 

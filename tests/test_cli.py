@@ -134,4 +134,4 @@ def test_notebook_json_is_deterministic(repo_copy, tmp_path):
 def test_test_command_passes_options_and_named_tests_to_pytest():
     result = build(REPO, "test", "tests/test_report.py", "-k", "device_names", "-q")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "1 passed, 4 deselected" in result.stdout
+    assert re.search(r"\b1 passed, \d+ deselected", result.stdout), result.stdout

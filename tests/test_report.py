@@ -82,6 +82,21 @@ def test_a_cpu_fallback_among_gpu_sections_fails():
     assert "cuda:0, cpu (peak cuda:0 512 MiB, cuda:1 8 MiB)" in markdown
 
 
+def test_a_device_listing_in_the_outputs_counts_as_gpu_use():
+    # Listing the GPUs allocates nothing, yet the section did reach them.
+    listing = recorded(["cuda:0: NVIDIA H100 80GB HBM3, 79.1 GiB, compute capability 9.0"],
+                       GIVEN[:1], {"gpu_memory_peak_mib": {"cuda:0": 0.0},
+                                   "object_devices": []})
+    tf_listing = recorded(["/physical_device:GPU:0: NVIDIA H100, compute capability 9.0"],
+                          GIVEN[:1], {"gpu_memory_peak_mib": {"GPU:0": 0.0},
+                                      "object_devices": []})
+    report = build_report([Run("chapter_access/own-gpu", "pytorch", 2, "ran", 2.0, listing),
+                           Run("chapter_access/own-gpu", "tensorflow", 2, "ran", 4.0, tf_listing)],
+                          [H100], FRAMEWORKS, require_gpu=True)
+    assert [row.verdict for row in report.rows] == ["GPU", "GPU"] and not report.problems
+    assert report.rows[1].output_devices == ["GPU:0"]
+
+
 def test_failures_unknown_use_and_blind_frameworks_are_problems():
     blind = dict(FRAMEWORKS, mxnet=FrameworkInfo("1.9.1", "3.11.7", 0, "CUDA 11.7 build"))
     report = build_report([
