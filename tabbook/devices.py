@@ -24,7 +24,7 @@ def _tabbook_device_use():
     objects = list(get_ipython().user_ns.values())
     # One level into plain objects too: a Trainer holds its model, a model its net.
     objects += [v for o in objects if hasattr(o, "__dict__") and not isinstance(o, type)
-                and type(o).__module__ not in ("builtins",) and not type(o).__name__ == "module"
+                and type(o).__module__ != "builtins"
                 for v in list(vars(o).values())]
     torch = sys.modules.get("torch")
     if torch is not None:

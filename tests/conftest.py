@@ -9,6 +9,7 @@ import pytest
 
 from tabbook.check import check_book
 from tabbook.config import load_config
+from tabbook.model import Cell, CellKind
 from tabbook.parse import parse_book
 
 REPO = Path(__file__).resolve().parents[1]
@@ -16,6 +17,14 @@ SHARED = REPO.parent / "shared"
 # What a copy of the repository needs to build the book.
 PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
          "requirements"]
+
+
+def repository_cells(kind: CellKind) -> list[tuple[str, Cell]]:
+    """(source path, cell) for every cell of `kind` in this repository's book, in book order."""
+    book, problems = parse_book(load_config(REPO))
+    assert not problems, problems
+    return [(section.source, cell) for section in book.pages() for cell in section.cells
+            if cell.kind is kind]
 
 
 def copy_repository(target: Path, executed: bool = False) -> Path:

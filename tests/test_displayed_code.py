@@ -11,24 +11,15 @@ import subprocess
 import pytest
 import yaml
 
-from conftest import REPO
-from tabbook.config import load_config
+from conftest import repository_cells
 from tabbook.model import CellKind
-from tabbook.parse import parse_book
 
 
 def displayed_blocks() -> list[tuple[str, str, str]]:
     """(place, language, code) for every displayed block of the book, toc blocks aside."""
-    book, problems = parse_book(load_config(REPO))
-    assert not problems, problems
-    blocks = []
-    for section in book.pages():
-        for cell in section.cells:
-            if cell.kind is CellKind.DISPLAY and cell.fence.strip() != "toc":
-                language = cell.fence.strip("{} ").split()[0].lstrip(".") if cell.fence.strip() \
-                    else ""
-                blocks.append((f"{section.source}:{cell.line}", language, cell.source))
-    return blocks
+    return [(f"{source}:{cell.line}", (cell.fence.strip("{} ").split() or [""])[0].lstrip("."),
+             cell.source)
+            for source, cell in repository_cells(CellKind.DISPLAY) if cell.fence.strip() != "toc"]
 
 
 def validate(language: str, code: str) -> None:
@@ -43,9 +34,12 @@ def validate(language: str, code: str) -> None:
             raise SyntaxError(result.stderr.strip())
 
 
-@pytest.mark.parametrize("place, language, code",
-                         displayed_blocks() or [pytest.param("", "", "", marks=pytest.mark.skip(
-                             reason="the book shows no displayed code yet"))])
+def test_the_book_shows_commands_and_configurations():
+    languages = {language for _, language, _ in displayed_blocks()}
+    assert {"yaml", "python", "bash"} <= languages, languages
+
+
+@pytest.mark.parametrize("place, language, code", displayed_blocks())
 def test_displayed_code_is_valid(place, language, code):
     try:
         validate(language, code)

@@ -9,10 +9,8 @@ from __future__ import annotations
 import re
 import subprocess
 
-from conftest import REPO
-from tabbook.config import load_config
+from conftest import REPO, repository_cells
 from tabbook.model import CellKind
-from tabbook.parse import parse_book
 
 WORD_LIST = REPO / "tests" / "words-fr.txt"
 
@@ -37,19 +35,12 @@ def strip_non_prose(text: str) -> str:
     return text
 
 
-def prose_lines() -> list[tuple[str, int, str]]:
+def prose_lines(clean: bool = True) -> list[tuple[str, int, str]]:
     """(file, line, text) for every line of prose in the book, code and markup removed."""
-    book, problems = parse_book(load_config(REPO))
-    assert not problems, problems
-    lines = []
-    for section in book.pages():
-        for cell in section.cells:
-            if cell.kind is not CellKind.PROSE:
-                continue
-            text = strip_non_prose(cell.source)
-            for offset, line in enumerate(text.split("\n")):
-                lines.append((section.source, cell.line + offset, line))
-    return lines
+    return [(source, cell.line + offset, line)
+            for source, cell in repository_cells(CellKind.PROSE)
+            for offset, line in enumerate(
+                (strip_non_prose(cell.source) if clean else cell.source).split("\n"))]
 
 
 def unknown_words(text: str) -> set[str]:
@@ -88,11 +79,7 @@ def test_a_misspelt_word_is_caught():
 
 def test_no_dollar_sign_as_currency():
     # `$` opens mathematics: « 10 $ ... 20 $ » would render as a formula.
-    book, _ = parse_book(load_config(REPO))
-    places = [f"{section.source}:{cell.line + offset}"
-              for section in book.pages() for cell in section.cells
-              if cell.kind is CellKind.PROSE
-              for offset, line in enumerate(cell.source.split("\n"))
+    places = [f"{path}:{line}" for path, line, text in prose_lines(clean=False)
               if re.search(r"\d[ \u00a0\u202f]\$(?![^$\n]*\$)|\d[ \u00a0\u202f]\$[ .,;)]",
-                           re.sub(r"`[^`\n]*`", "", line))]
+                           re.sub(r"`[^`\n]*`", "", text))]
     assert not places, "write « dollars », not « $ »: " + ", ".join(places)
