@@ -10,7 +10,7 @@ from pathlib import Path
 
 from .config import Config
 from .model import ALL_TABS, Book, CellKind, Problem, Section
-from .pycode import analyse, compile_issue, saved_definitions
+from .pycode import analyse, compile_issue, saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "data:")
 
@@ -18,10 +18,10 @@ EXTERNAL = ("http://", "https://", "data:")
 def _tab_problems(section: Section, config: Config) -> list[Problem]:
     problems = []
     book_tabs = config.build.tabs
-    section_tabs = section.tabs(config.build.default_tab)
+    section_tabs = section.tabs
 
-    def bad(line: int, message: str, fix: str, tab: str = "") -> None:
-        problems.append(Problem(section.source, line, message, fix, tab))
+    def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
+        problems.append(Problem(section.source, line, message, fix, tab, warning))
 
     for tab in section.declared_tabs or ():
         if tab not in book_tabs:
@@ -38,8 +38,9 @@ def _tab_problems(section: Section, config: Config) -> list[Problem]:
                     f"use one of: {', '.join((ALL_TABS,) + book_tabs)}")
             elif name not in section_tabs:
                 bad(line, f"tab {name!r} in {what} is not declared by this section "
-                    f"({', '.join(section_tabs)})",
-                    "add it to the section's tab.interact_select([...]) or change the tab")
+                    f"({', '.join(section_tabs)}); no notebook shows it",
+                    "add it to the section's tab.interact_select([...]) or change the tab",
+                    warning=True)
 
     for cell in section.cells:
         if cell.kind is CellKind.CODE and cell.tab_line is None:
@@ -64,10 +65,10 @@ def _code_problems(section: Section, config: Config,
     """Compile every code cell for each of its tabs; check #@save and add_to_class."""
     problems = []
     book_tabs = config.build.tabs
-    section_tabs = [t for t in section.tabs(config.build.default_tab) if t in book_tabs]
+    section_tabs = [t for t in section.tabs if t in book_tabs]
 
-    def bad(line: int, message: str, fix: str, tab: str = "") -> None:
-        problems.append(Problem(section.source, line, message, fix, tab))
+    def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
+        problems.append(Problem(section.source, line, message, fix, tab, warning))
 
     for cell in section.code_cells():
         for offset, line in enumerate(cell.source.split("\n")):
@@ -86,13 +87,21 @@ def _code_problems(section: Section, config: Config,
             if not cell.in_tab(tab):
                 continue
             resolved = analysis.resolve(tab)
-            issue = analysis.syntax_error or compile_issue(resolved, section.source)
+            issue = analysis.syntax_error or compile_issue(resolved)
             if issue:
                 bad(cell.line + issue.index, issue.message, issue.fix, tab)
                 continue
             saved, issues = saved_definitions(resolved)
             for issue in issues:
                 bad(cell.line + issue.index, issue.message, issue.fix, tab)
+            # An import cell whose #@save reads as "save this cell", cut by a blank line.
+            rest = unsaved_rest(resolved) if all(item.kind == "import" for item in saved) \
+                else None
+            if rest is not None:
+                bad(cell.line + rest, "this code is not saved: the #@save on the cell's first "
+                    "line saves the imports up to the first blank line only (d2lbook's rule)",
+                    "remove the blank line, or mark this code with its own #@save", tab,
+                    warning=True)
             for definition in saved:
                 line = cell.line + definition.index
                 if definition.kind == "class":
@@ -114,16 +123,19 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
             if label.name in labels:
                 path, line = labels[label.name]
                 problems.append(Problem(section.source, label.line,
-                                        f"label {label.name!r} is already defined at {path}:{line}",
-                                        "give this label another name"))
+                                        f"label {label.name!r} is already defined at "
+                                        f"{path}:{line} (references go there)",
+                                        "give this label another name", warning=True))
             else:
                 labels[label.name] = (section.source, label.line)
     for section in sections:
         for ref in section.references:
             if ref.target not in labels:
                 problems.append(Problem(section.source, ref.line,
-                                        f":{ref.role}: refers to unknown label {ref.target!r}",
-                                        "fix the name or add the :label: it refers to"))
+                                        f":{ref.role}: refers to unknown label {ref.target!r} "
+                                        "(shown as text)",
+                                        "fix the name or add the :label: it refers to",
+                                        warning=True))
         base = (book.root / section.path).parent
         for image in section.images:
             if image.path.startswith(EXTERNAL):
@@ -140,11 +152,13 @@ def _orphan_problems(book: Book) -> list[Problem]:
     for orphan in book.orphans:
         owner = orphan.path.parent / "index.md"
         if not (book.root / owner).is_file() or orphan.path == owner:
-            owner = Path("index.md")
+            owner = book.index.path
         entry = orphan.path.relative_to(owner.parent).with_suffix("").as_posix()
-        problems.append(Problem(orphan.source, 1, "this section is in no TOC",
-                                f"add '{entry}' to the toc block of chapters/{owner.as_posix()}, "
-                                "or list the file in [build] exclusions"))
+        owner_source = Path(book.index.source).parent / owner
+        problems.append(Problem(orphan.source, 1, "this section is in no TOC: it is in no "
+                                "page, numbering or library",
+                                f"add '{entry}' to the toc block of {owner_source.as_posix()}, "
+                                "or list the file in [build] exclusions", warning=True))
     return problems
 
 
@@ -152,10 +166,10 @@ def _merge_tabs(problems: list[Problem]) -> list[Problem]:
     """One problem found in several tabs is reported once, naming them all."""
     tabs: dict[tuple, list[str]] = defaultdict(list)
     for p in problems:
-        key = (p.path, p.line, p.message, p.fix)
+        key = (p.path, p.line, p.message, p.fix, p.warning)
         if p.tab not in tabs[key]:
             tabs[key].append(p.tab)
-    return sorted(Problem(*key, tab=", ".join(t for t in found if t))
+    return sorted(Problem(*key[:4], tab=", ".join(t for t in found if t), warning=key[4])
                   for key, found in tabs.items())
 
 

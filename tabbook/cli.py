@@ -58,18 +58,31 @@ def _add_out(parser: argparse.ArgumentParser, what: str) -> None:
                         help=f"also copy {what} into DIR, replacing it (for publishing)")
 
 
+def _add_book(parser: argparse.ArgumentParser, default=None) -> None:
+    """-C and --strict, accepted before and after the command."""
+    parser.add_argument("-C", dest="directory", type=Path, metavar="DIR", default=default,
+                        help="build the d2lbook book in DIR, with DIR's own config.ini "
+                             "(outputs in DIR/_build)")
+    parser.add_argument("--strict", action="store_true", default=default,
+                        help="make warnings (what d2lbook tolerates) errors; always on for a "
+                             "book whose config.ini sets [build] warning_is_error = True")
+
+
 def make_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="build.py", description="Build the book. With no command: everything.")
+    _add_book(parser)
     _add_selection(parser)
     _add_execution(parser)
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
-    commands.add_parser("check", help="lint the sources, build nothing")
+    # A subcommand's own -C/--strict must not reset the values given before it.
+    check = commands.add_parser("check", help="lint the sources, build nothing")
     lib = commands.add_parser("lib", help="regenerate d2l/*.py from the #@save code")
     lib.add_argument("--check", action="store_true",
                      help="change nothing; fail if the committed files are out of date")
-    _add_selection(commands.add_parser(
-        "notebooks", help="split the sources into per-framework notebooks"))
+    notebooks = commands.add_parser(
+        "notebooks", help="split the sources into per-framework notebooks")
+    _add_selection(notebooks)
     evaluate = commands.add_parser("eval", help="execute the notebooks (cached)")
     _add_selection(evaluate)
     _add_execution(evaluate)
@@ -85,6 +98,8 @@ def make_parser() -> argparse.ArgumentParser:
                       help="frameworks of the site (repeatable; default: all book tabs)")
     _add_execution(html)
     _add_out(html, "the site")
+    for command in (check, lib, notebooks, evaluate, launch, html):
+        _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
@@ -131,40 +146,49 @@ def section_tabs(config: Config, sections: list[Section],
                  tabs: tuple[str, ...]) -> list[tuple[Section, str]]:
     """The (section, tab) pairs that have a notebook, in book order."""
     return [(section, tab) for section in sections for tab in tabs
-            if tab in section.tabs(config.build.default_tab)]
+            if tab in section.tabs]
 
 
-def report(problems: list[Problem]) -> None:
+def report(problems: list[Problem], strict: bool = True) -> None:
+    """Print the problems; say the build stops if any is an error (every one, if strict)."""
     for problem in problems:
         print(problem, file=sys.stderr)
-    count = len(problems)
-    print(f"check: {count} problem{'s' if count > 1 else ''} found; nothing was built",
-          file=sys.stderr)
+    warnings = sum(p.warning for p in problems)
+    stopping = len(problems) if strict else len(problems) - warnings
+    if stopping:
+        print(f"check: {stopping} problem{'s' if stopping > 1 else ''} found"
+              f"{' (strict: warnings are errors)' if strict and warnings else ''}; "
+              "nothing was built", file=sys.stderr)
+    elif warnings:
+        print(f"check: {warnings} warning{'s' if warnings > 1 else ''} (what d2lbook "
+              "tolerates; --strict makes them errors)", file=sys.stderr)
 
 
-def load_checked_book(root: Path) -> tuple[Config, Book] | None:
-    """Parse and check the whole book; print the problems and return None if any."""
+def load_checked_book(root: Path, strict: bool) -> tuple[Config, Book] | None:
+    """Parse and check the whole book; print the problems and return None if any stops
+    the build (an error, or a warning when strict)."""
     config = load_config(root)
+    strict = strict or config.build.strict
     book, problems = parse_book(config)
     problems = sorted(set(problems) | set(check_book(book, config)))
-    if problems:
-        report(problems)
+    report(problems, strict)
+    if any(strict or not p.warning for p in problems):
         return None
     return config, book
 
 
-def run_check(root: Path) -> int:
+def run_check(root: Path, strict: bool) -> int:
     started = time.monotonic()
-    loaded = load_checked_book(root)
+    loaded = load_checked_book(root, strict)
     if loaded is None:
         return 1
     _, book = loaded
-    print(f"check: {len(book.pages())} sections, no problem ({time.monotonic() - started:.2f} s)")
+    print(f"check: {len(book.pages())} sections, no problem stops the build ({time.monotonic() - started:.2f} s)")
     return 0
 
 
-def run_lib(root: Path, check_only: bool) -> int:
-    loaded = load_checked_book(root)
+def run_lib(root: Path, check_only: bool, strict: bool) -> int:
+    loaded = load_checked_book(root, strict)
     if loaded is None:
         return 1
     config, book = loaded
@@ -200,7 +224,7 @@ def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Bo
         line = f"[{number:>{width}}/{total}] {section.name}: {', '.join(made) or '-'}"
         if missing:
             line += (f"  (no {', '.join(missing)} notebook: the section has only "
-                     f"{', '.join(section.tabs(config.build.default_tab))})")
+                     f"{', '.join(section.tabs)})")
         print(line, flush=True)
 
     result = write_notebooks(sections, tabs, config.build.default_tab, root, progress,
@@ -387,14 +411,19 @@ def main(argv: list[str], root: Path) -> int:
         args.pytest_args = argv[at + 1:]
     else:
         args = make_parser().parse_args(argv)
+    if args.command == "test":
+        return run_tests(root, args.pytest_args)
+    if args.directory is not None:
+        root = args.directory.resolve()
+        if not root.is_dir():
+            print(f"error: -C {args.directory}: no such folder", file=sys.stderr)
+            return 1
     try:
         if args.command == "check":
-            return run_check(root)
-        if args.command == "test":
-            return run_tests(root, args.pytest_args)
+            return run_check(root, args.strict)
         if args.command == "lib":
-            return run_lib(root, args.check)
-        loaded = load_checked_book(root)
+            return run_lib(root, args.check, args.strict)
+        loaded = load_checked_book(root, args.strict)
         if loaded is None:
             return 1
         if args.command == "eval":

@@ -30,9 +30,15 @@ class ProjectConfig:
 @dataclass(frozen=True)
 class BuildConfig:
     tabs: tuple[str, ...]
+    source_dir: str
+    """Folder of the sources, relative to the project (d2lbook's key; ``.`` by default)."""
+    index: str
+    """The root page, relative to `source_dir`, without ``.md`` (d2lbook's key)."""
     notebooks: tuple[str, ...]
-    """Globs, relative to the project, of the Markdown sources of the book."""
+    """Globs, relative to `source_dir`, of the Markdown sources of the book."""
     exclusions: tuple[str, ...]
+    strict: bool
+    """d2lbook's ``warning_is_error``: warnings (what d2lbook tolerates) stop the build."""
 
     @property
     def default_tab(self) -> str:
@@ -49,15 +55,36 @@ class ExecuteConfig:
 
 
 @dataclass(frozen=True)
+class TabLibrary:
+    """One ``[library-<tab>]`` section: where the tab's #@save code goes, and its aliases."""
+    lib_file: str
+    """The generated file, e.g. ``d2l/torch.py``."""
+    lib_name: str = ""
+    """The framework's module name that d2lbook's simple aliases point into (``torch``)."""
+    aliases: str = ""
+    """The alias lines d2lbook appends to the library (alias, simple_alias, fluent_alias,
+    args_alias), already written out as Python."""
+
+
+@dataclass(frozen=True)
 class LibraryConfig:
     version_file: str
-    lib_files: dict[str, str]
-    """Tab -> generated library file, e.g. ``pytorch`` -> ``d2l/torch.py``."""
+    """The file whose ``__version__`` line follows [project] release; "" for none."""
+    tabs: dict[str, TabLibrary]
+    """Tab -> its library; a tab without a ``[library-<tab>]`` section has none."""
+
+    @property
+    def lib_files(self) -> dict[str, str]:
+        """Tab -> generated library file, e.g. ``pytorch`` -> ``d2l/torch.py``."""
+        return {tab: library.lib_file for tab, library in self.tabs.items()}
 
 
 @dataclass(frozen=True)
 class LaunchConfig:
     github_repo: str
+    """The book's repository (owner/name): where launch notebooks install d2l from."""
+    notebook_repos: dict[str, str]
+    """Tab -> the repository holding that tab's published notebooks."""
     branch: str
     library_ref: str
     """Git tag or commit of this repository that launch notebooks install d2l from."""
@@ -74,7 +101,22 @@ class Config:
     build: BuildConfig
     execute: ExecuteConfig
     library: LibraryConfig
-    launch: LaunchConfig
+    launch_settings: LaunchConfig | None
+    """None when config.ini has neither [launch] nor d2lbook's [colab] github_repo."""
+
+    @property
+    def source_root(self) -> Path:
+        """The folder the book's sources are in (``[build] source_dir``)."""
+        return self.root / self.build.source_dir
+
+    @property
+    def launch(self) -> LaunchConfig:
+        """The launch settings, for the commands that need them (launch, html)."""
+        if self.launch_settings is None:
+            raise ConfigError(f"{CONFIG_FILE}: the launch and html commands need a [launch] "
+                              "section with github_repo = owner/name (or d2lbook's [colab] "
+                              "github_repo) — add it")
+        return self.launch_settings
 
 
 # -- reading ---------------------------------------------------------------
@@ -181,13 +223,25 @@ PLATFORM_LACKS = {"mxnet": "mxnet==1.9.1 numpy<1.24"}
 
 _KNOWN: dict[str, set[str]] = {
     "project": {"name", "title", "author", "release", "lang"},
-    "build": {"tabs", "notebooks", "exclusions"},
+    "build": {"tabs", "notebooks", "exclusions", "source_dir", "index", "warning_is_error"},
     "execute": {"timeout", "jobs"},
     "library": {"version_file"},
-    "library-*": {"lib_file"},
+    "library-*": {"lib_file", "lib_name", "alias", "simple_alias", "fluent_alias",
+                  "args_alias"},
     "launch": {"github_repo", "branch", "library_ref", "site_url"},
     "launch-*": {"libs"},
 }
+# Keys that d2lbook defines and this tool does not use: accepted, so that any
+# d2lbook book builds with its own config.ini.
+_D2LBOOK_ONLY: dict[str, set[str]] = {
+    "project": {"copyright"},
+    "build": {"rsts", "non-notebooks", "dependencies", "resources", "eval_notebook",
+              "output_dir", "sphinx_extensions", "sphinx_configs", "origin_repo"},
+    "library": {"save_filename", "save_mark", "save_patterns", "version", "root_dir"},
+    "library-*": {"reverse_alias"},
+}
+# Sections of d2lbook's other builders (Sphinx, PDF, slides, deployment): any key.
+_D2LBOOK_SECTIONS = {"html", "pdf", "colab", "sagemaker", "deploy", "translation", "slides"}
 
 
 def _pattern(section: str) -> str:
@@ -204,24 +258,101 @@ def _check_tab(tab: str, seen: list[str]) -> str | None:
     return None
 
 
+def _mapping(text: str, split_lines: bool = True) -> list[tuple[str, str]]:
+    """d2lbook's ``a -> b, c`` alias lists as (a, b) pairs; ``c`` stands for (c, c)."""
+    terms = [term for line in text.splitlines()
+             for term in (line.split(",") if split_lines else [line])]
+    pairs = []
+    for term in (t.strip() for t in terms):
+        if term:
+            a, arrow, b = term.partition("->")
+            pairs.append((a.strip(), b.strip()) if arrow else (term, term))
+    return pairs
+
+
+def _alias_code(section: _Section) -> str:
+    """The alias lines d2lbook's ``save_alias`` appends to a library, from [library-<tab>]."""
+    code = section.str("alias", default="").strip()
+    code = code + "\n" if code else ""
+    lib_name = section.str("lib_name", default="")
+    if lib_name:
+        for a, b in _mapping(section.str("simple_alias", default="")):
+            code += f"\n{a.rstrip('(')} = {lib_name}.{b.rstrip('(')}"
+        fluent = _mapping(section.str("fluent_alias", default=""))
+        if fluent:
+            code += "\n" + "\n".join(f"{a} = lambda x, *args, **kwargs: x.{b}(*args, **kwargs)"
+                                      for a, b in fluent)
+        for a, b in _mapping(section.str("args_alias", default=""), split_lines=False):
+            code += f"\ndef {a}:\n    return {b}"
+    return code
+
+
+def _notebook_repos(value: str, where: str, tabs: tuple[str, ...]) -> dict[str, str]:
+    """d2lbook's [colab] github_repo: one owner/name, or one ``tab, owner/name`` per line."""
+    repos = {}
+    for line in value.splitlines():
+        tab, _, repo = line.rpartition(",")
+        tab, repo = tab.strip(), repo.strip()
+        if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo) or (tab and tab not in tabs):
+            raise ConfigError(f"{where}: [colab] github_repo line {line!r} is not valid — "
+                              "write owner/name, or one 'tab, owner/name' per line")
+        for name in ([tab] if tab else tabs):
+            repos[name] = repo
+    return repos
+
+
+def _launch(section: Callable[[str], _Section], entries: Entries, release: str,
+            tabs: tuple[str, ...]) -> LaunchConfig | None:
+    launch, colab = section("launch"), section("colab")
+    if "launch" in entries:
+        github_repo = launch.str("github_repo", pattern=r"[\w.-]+/[\w.-]+",
+                                 hint="write it as owner/name")
+        notebook_repos = dict.fromkeys(tabs, github_repo)
+    elif "github_repo" in entries.get("colab", {}):
+        value, line = entries["colab"]["github_repo"]
+        notebook_repos = _notebook_repos(value, f"{colab.file}:{line}", tabs)
+        github_repo = next(iter(notebook_repos.values()))
+    else:
+        return None
+    owner, repo_name = github_repo.split("/")
+    site_url = launch.str("site_url", default=f"https://{owner.lower()}.github.io/{repo_name}/",
+                          pattern=r"https?://\S+", hint="give an http(s) URL")
+    return LaunchConfig(
+        github_repo=github_repo,
+        notebook_repos=notebook_repos,
+        branch=launch.str("branch", default="main", pattern=r"[\w./-]+",
+                          hint="give a branch name"),
+        library_ref=launch.str("library_ref", default=f"v{release}", pattern=r"[\w./-]+",
+                               hint="give a tag or commit, e.g. v1.0.0"),
+        site_url=site_url.rstrip("/") + "/",
+        libs={tab: section(f"launch-{tab}").words("libs", default=PLATFORM_LACKS.get(tab, ""))
+              for tab in tabs},
+    )
+
+
 def load_config(root: Path) -> Config:
     """Read and validate ``root/config.ini``."""
     path = root / CONFIG_FILE
     if not path.is_file():
-        raise ConfigError(f"{path}: not found — run build.py from the book's folder")
+        raise ConfigError(f"{path}: not found — run build.py from the book's folder, "
+                          "or name it with -C DIR")
     entries, section_lines = _read_ini(path)
     file = CONFIG_FILE
 
     # Unknown sections and keys, with the line where they are.
     for name, keys in entries.items():
-        if _pattern(name) not in _KNOWN:
+        pattern = _pattern(name)
+        if name in _D2LBOOK_SECTIONS:
+            continue
+        if pattern not in _KNOWN:
             known = ", ".join(f"[{s}]" for s in _KNOWN)
             raise ConfigError(f"{file}:{section_lines[name]}: unknown section [{name}] — "
-                              f"known sections: {known}")
+                              f"known sections: {known} (and d2lbook's "
+                              f"{', '.join(f'[{s}]' for s in sorted(_D2LBOOK_SECTIONS))})")
         for key, (_, line) in keys.items():
-            if key not in _KNOWN[_pattern(name)]:
+            if key not in _KNOWN[pattern] | _D2LBOOK_ONLY.get(pattern, set()):
                 raise ConfigError(f"{file}:{line}: unknown key {key!r} in [{name}] — "
-                                  f"known keys: {', '.join(sorted(_KNOWN[_pattern(name)]))}")
+                                  f"known keys: {', '.join(sorted(_KNOWN[pattern]))}")
 
     tabs_seen: list[str] = []
     build_entries = entries.get("build", {})
@@ -231,7 +362,8 @@ def load_config(root: Path) -> Config:
         raise ConfigError(f"{file}:{build_entries['tabs'][1]}: [build] tabs is empty — "
                           "list at least one framework")
     for name in entries:
-        if _pattern(name) != name and name.split("-", 1)[1] not in tabs:
+        if _pattern(name) != name and name not in _D2LBOOK_SECTIONS and \
+                name.split("-", 1)[1] not in tabs:
             raise ConfigError(f"{file}:{section_lines[name]}: section [{name}] names a tab "
                               f"that is not in [build] tabs ({', '.join(tabs)}) — fix the name")
 
@@ -241,13 +373,10 @@ def load_config(root: Path) -> Config:
     project = section("project")
     execute = section("execute")
     library = section("library")
-    launch = section("launch")
     release = project.str("release", pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
                           hint="use a version such as 1.0.0")
-    github_repo = launch.str("github_repo", pattern=r"[\w.-]+/[\w.-]+", hint="write it as owner/name")
-    owner, repo_name = github_repo.split("/")
-    site_url = launch.str("site_url", default=f"https://{owner.lower()}.github.io/{repo_name}/",
-                          pattern=r"https?://\S+", hint="give an http(s) URL")
+    source_dir = build.str("source_dir", default=".", pattern=r"[^\s]+",
+                           hint="give a folder relative to config.ini")
     return Config(
         root=root,
         project=ProjectConfig(
@@ -261,27 +390,27 @@ def load_config(root: Path) -> Config:
         ),
         build=BuildConfig(
             tabs=tabs,
-            notebooks=build.words("notebooks", default="chapters/**/*.md"),
+            source_dir=source_dir,
+            index=build.str("index", default="index", pattern=r"[\w./-]+",
+                            hint="name the root page without .md, e.g. index"),
+            notebooks=build.words("notebooks", default="**/*.md"),
             exclusions=build.words("exclusions", default=""),
+            strict=build.str("warning_is_error", default="False",
+                             pattern=r"(?i)true|false", hint="write True or False"
+                             ).lower() == "true",
         ),
         execute=ExecuteConfig(
             timeout=execute.int("timeout", default="600", minimum=1),
             jobs=execute.int("jobs", default="0", minimum=0),
         ),
         library=LibraryConfig(
-            version_file=library.str("version_file", default="d2l/__init__.py"),
-            lib_files={tab: section(f"library-{tab}").str("lib_file", pattern=r"[\w/.-]+\.py",
-                                                          hint="give a .py path such as d2l/torch.py")
-                       for tab in tabs},
+            version_file=library.str("version_file", default=""),
+            tabs={tab: TabLibrary(
+                lib_file=section(f"library-{tab}").str(
+                    "lib_file", pattern=r"[\w/.-]+\.py", hint="give a .py path such as d2l/torch.py"),
+                lib_name=section(f"library-{tab}").str("lib_name", default=""),
+                aliases=_alias_code(section(f"library-{tab}")))
+                for tab in tabs if f"library-{tab}" in entries},
         ),
-        launch=LaunchConfig(
-            github_repo=github_repo,
-            branch=launch.str("branch", default="main", pattern=r"[\w./-]+",
-                              hint="give a branch name"),
-            library_ref=launch.str("library_ref", default=f"v{release}", pattern=r"[\w./-]+",
-                                   hint="give a tag or commit, e.g. v1.0.0"),
-            site_url=site_url.rstrip("/") + "/",
-            libs={tab: section(f"launch-{tab}").words("libs", default=PLATFORM_LACKS.get(tab, ""))
-                  for tab in tabs},
-        ),
+        launch_settings=_launch(section, entries, release, tabs),
     )

@@ -13,7 +13,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .environments import ensure_env
+from .environments import TOOL_ROOT, ensure_env
 
 KERNELS_DIR = Path("_build") / "kernels"
 FRAMEWORK_MODULES = {"pytorch": "torch", "mxnet": "mxnet", "tensorflow": "tensorflow"}
@@ -128,9 +128,14 @@ def _cached_probe(root: Path, tab: str, python: Path, modules: list[str]) -> dic
 
 
 def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
-    """The interpreter of `tab` (given, or the managed .envs/<tab>) and its kernel."""
+    """The interpreter of `tab` (given, or the managed .envs/<tab>) and its kernel, for
+    the book in `root`."""
     if python is None:
-        python = ensure_env(root, tab, with_d2l=True)
+        if not (TOOL_ROOT / "requirements" / f"{tab}.txt").is_file():
+            raise RuntimeSetupError(f"tab {tab!r} has no managed environment (no "
+                                    f"requirements/{tab}.txt) — run it with an interpreter of "
+                                    f"yours: --python {tab}=PATH")
+        python = ensure_env(TOOL_ROOT, tab, with_d2l=True)
     elif not Path(python).exists() and shutil.which(str(python)):
         python = Path(shutil.which(str(python)))
     python = Path(python)
@@ -143,11 +148,13 @@ def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
             f"--python {tab}={python} cannot run the {tab} notebooks: missing "
             + "; ".join(found["missing"])
             + f" — install them there (e.g. `{python} -m pip install ipykernel` and "
-            f"`{python} -m pip install -e {root}` for d2l), or drop --python to use "
+            f"`{python} -m pip install -e {TOOL_ROOT}` for d2l), or drop --python to use "
             f"the managed environment")
     name = f"tabbook-{tab}"
+    # Another book's notebooks import that book's own d2l package (`-C DIR`).
+    book_path = {} if root.resolve() == TOOL_ROOT else {"PYTHONPATH": str(root.resolve())}
     write_kernel_spec(root / KERNELS_DIR / "share" / "jupyter", name, python,
-                      f"Python 3 ({tab})", QUIET_ENV)
+                      f"Python 3 ({tab})", {**QUIET_ENV, **book_path})
     return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
 
 

@@ -61,6 +61,8 @@ class Image:
 class TocEntry:
     target: str        # as written, e.g. ``chapter_gpu/index``
     line: int
+    numbered: bool = False
+    """The entry's toc block has ``:numbered:``: its pages get chapter numbers."""
 
 
 @dataclass
@@ -73,6 +75,9 @@ class Section:
     title: str = ""
     title_line: int = 0
     cells: list[Cell] = field(default_factory=list)
+    tabs: tuple[str, ...] = ()
+    """The tabs this section produces a notebook for: its declared tabs, or, without a
+    declaration, the tabs its cells name (d2lbook's ``get_tab_notebook``)."""
     declared_tabs: tuple[str, ...] | None = None
     """The tabs of `tab.interact_select([...])`, None if the section has none."""
     declaration_line: int = 0
@@ -88,10 +93,6 @@ class Section:
         """Section path without suffix, as written in TOCs and matched by --only."""
         return self.path.with_suffix("").as_posix()
 
-    def tabs(self, default_tab: str) -> tuple[str, ...]:
-        """The tabs this section produces a notebook for."""
-        return self.declared_tabs if self.declared_tabs is not None else (default_tab,)
-
     def code_cells(self) -> list[Cell]:
         return [c for c in self.cells if c.kind is CellKind.CODE]
 
@@ -100,6 +101,8 @@ class Section:
 class Chapter:
     index: Section
     sections: list[Section] = field(default_factory=list)
+    numbered: bool = True
+    """Listed in a ``:numbered:`` toc block; front and back matter are not."""
 
     def pages(self) -> list[Section]:
         return [self.index, *self.sections]
@@ -108,7 +111,7 @@ class Chapter:
 @dataclass
 class Book:
     root: Path
-    """The chapters folder; section paths are relative to it."""
+    """The source folder ([build] source_dir); section paths are relative to it."""
     index: Section
     chapters: list[Chapter] = field(default_factory=list)
     orphans: list[Section] = field(default_factory=list)
@@ -124,16 +127,22 @@ class Book:
 
 @dataclass(frozen=True, order=True)
 class Problem:
-    """Something wrong in the sources, reported as ``path:LINE: [tab] message — fix``."""
+    """Something wrong in the sources, reported as ``path:LINE: [tab] message — fix``.
+
+    A warning is what d2lbook tolerates (it drops or guesses, and so does this
+    build); it stops the build only when strict (``--strict``, ``warning_is_error``).
+    """
     path: str
     line: int
     message: str
     fix: str
     tab: str = ""
+    warning: bool = False
 
     def __str__(self) -> str:
         tab = f" [{self.tab}]" if self.tab else ""
-        return f"{self.path}:{self.line}:{tab} {self.message} — {self.fix}"
+        kind = " warning:" if self.warning else ""
+        return f"{self.path}:{self.line}:{tab}{kind} {self.message} — {self.fix}"
 
 
 class SourceError(Exception):

@@ -65,7 +65,14 @@ def number_book(book: Book) -> Numbers:
     numbers = Numbers()
     numbers.sections[book.index.name] = ""
     _number_section(book.index, "", None, numbers)
-    for chapter_number, chapter in enumerate(book.chapters, start=1):
+    chapter_number = 0
+    for chapter in book.chapters:
+        if not chapter.numbered:   # front and back matter (a toc block without :numbered:)
+            for page in chapter.pages():
+                numbers.sections[page.name] = ""
+                _number_section(page, "", None, numbers, chapter=page is chapter.index)
+            continue
+        chapter_number += 1
         counters = {"figure": 0, "table": 0, "equation": 0}
         numbers.sections[chapter.index.name] = str(chapter_number)
         _number_section(chapter.index, str(chapter_number), counters, numbers, chapter=True)

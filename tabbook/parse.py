@@ -17,14 +17,13 @@ from .config import Config
 from .model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
                     Section, TocEntry)
 
-CHAPTERS_DIR = "chapters"
-INDEX_FILE = "index.md"
-
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
 END_TAB = re.compile(r"^:end_tab:\s*$")
-TAB_MAGIC = re.compile(r"^%%tab(?:\s+(.*))?$")
+# A cell's tabs: `%%tab pytorch` or d2lbook's older `#@tab pytorch` (`# @tab` too).
+TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
+SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")
 LABEL = re.compile(r":(label|eqlabel):`([^`]+)`")
 REFERENCE = re.compile(r":(numref|ref|eqref):`([^`]+)`")
 IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*[\"'])?\s*\)")
@@ -50,9 +49,10 @@ def is_code_fence(info: str) -> bool:
 
 
 class _SectionParser:
-    def __init__(self, section: Section, default_tab: str):
+    def __init__(self, section: Section, book_tabs: tuple[str, ...]):
         self.section = section
-        self.default_tab = default_tab
+        self.book_tabs = book_tabs
+        self.default_tab = book_tabs[0]
         self.problems: list[Problem] = []
         self.prose: list[tuple[int, str]] = []
         self.prose_tabs: tuple[str, ...] = (ALL_TABS,)
@@ -60,8 +60,8 @@ class _SectionParser:
         self.previous_line = ""   # last non-blank prose line, to type labels
         self.code_cells_seen = 0
 
-    def problem(self, line: int, message: str, fix: str) -> None:
-        self.problems.append(Problem(self.section.source, line, message, fix))
+    def problem(self, line: int, message: str, fix: str, warning: bool = False) -> None:
+        self.problems.append(Problem(self.section.source, line, message, fix, warning=warning))
 
     # -- prose --------------------------------------------------------------
     def flush_prose(self) -> None:
@@ -81,17 +81,29 @@ class _SectionParser:
         if begin:
             if self.tab_block_line is not None:
                 self.problem(self.tab_block_line, f":begin_tab: is not closed before the next "
-                             f":begin_tab: at line {number}", f"add :end_tab: before line {number}")
+                             f":begin_tab: at line {number} (closed there)",
+                             f"add :end_tab: before line {number}", warning=True)
             self.flush_prose()
             self.prose_tabs = split_names(begin.group(1)) or ("",)
             self.tab_block_line = number
             return
         if end:
             if self.tab_block_line is None:
-                self.problem(number, ":end_tab: without a matching :begin_tab:",
-                             "remove it or add :begin_tab:`<tab>` before the block")
+                self.problem(number, ":end_tab: without a matching :begin_tab: (ignored)",
+                             "remove it or add :begin_tab:`<tab>` before the block",
+                             warning=True)
             self.flush_prose()
             self.prose_tabs, self.tab_block_line = (ALL_TABS,), None
+            return
+        underline = SETEXT_UNDERLINE.match(text)
+        if underline and self.prose and self.previous_line and \
+                self.prose[-1][1].strip() == self.previous_line and \
+                not self.previous_line.startswith(("#", "|", ":", "!", "-", "*", ">")):
+            # `Title` over `====` (or `----`) is a heading, as `# Title` (`## Title`).
+            level = "#" if underline.group(1)[0] == "=" else "##"
+            self.scan_marks(self.prose[-1][0], f"{level} {self.previous_line}")
+            self.previous_line = f"{level} {self.previous_line}"
+            self.prose.append((number, text))
             return
         self.prose.append((number, text))
         self.scan_marks(number, text)
@@ -119,10 +131,11 @@ class _SectionParser:
     def fence(self, start: int, info: str, body: list[str]) -> None:
         if info == "toc":
             self.flush_prose()
+            numbered = any(text.strip() == ":numbered:" for text in body)
             for offset, text in enumerate(body, start=start + 1):
                 entry = text.strip()
                 if entry and not entry.startswith(":"):
-                    self.section.toc.append(TocEntry(entry, offset))
+                    self.section.toc.append(TocEntry(entry, offset, numbered))
             return
         if not is_code_fence(info):
             # Displayed code stays within its prose tab block.
@@ -141,14 +154,24 @@ class _SectionParser:
             self.declaration(start, body)
             return
         first_line, tabs, tab_line = start + 1, (self.default_tab,), None
-        magic = TAB_MAGIC.match(body[0].strip()) if body else None
-        if magic:
-            tabs, tab_line = split_names(magic.group(1) or "") or ("",), start + 1
-            body, first_line = body[1:], start + 2
-        for offset, text in enumerate(body):
-            if TAB_MAGIC.match(text.strip()):
-                self.problem(first_line + offset, "%%tab is not on the first line of the cell",
-                             "move it to the cell's first line")
+        # Leading blank lines don't count; like d2lbook, a mark further down still
+        # applies (the first one), with a warning.
+        marks = [i for i, text in enumerate(body) if TAB_MARK.match(text.strip())]
+        if marks:
+            at = marks[0]
+            mark = TAB_MARK.match(body[at].strip())
+            tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
+            if any(text.strip() for text in body[:at]):
+                self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
+                             "line of the cell (it applies to the whole cell)",
+                             "move it to the cell's first line", warning=True)
+            for extra in marks[1:]:
+                self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
+                             "keep one %%tab (or #@tab) line, on the cell's first line")
+            if not any(text.strip() for text in body[:at]):
+                body, first_line = body[at + 1:], tab_line + 1
+            else:
+                body = body[:at] + [""] + body[at + 1:]   # keep line numbers
         self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
 
     def declaration(self, start: int, body: list[str]) -> None:
@@ -216,12 +239,32 @@ class _SectionParser:
             index = end + 1
         self.flush_prose()
         if self.tab_block_line is not None:
-            self.problem(self.tab_block_line, ":begin_tab: is never closed",
-                         "add :end_tab: after the tab's prose")
+            self.problem(self.tab_block_line, ":begin_tab: is never closed (it runs to the end "
+                         "of the file)", "add :end_tab: after the tab's prose", warning=True)
         if not text.strip():
-            self.problem(1, "empty section", "write its content or remove it and its TOC entry")
+            self.problem(1, "empty section", "write its content or remove it and its TOC entry",
+                         warning=True)
         elif not self.section.title:
-            self.problem(1, "the section has no '# Title' heading", "start it with '# Title'")
+            self.problem(1, "the section has no '# Title' heading (its file name stands in)",
+                         "start it with '# Title'", warning=True)
+        if not self.section.title:
+            self.section.title = self.section.path.stem
+        self.section.tabs = self.section.declared_tabs if self.section.declared_tabs \
+            is not None else self.inferred_tabs()
+
+    def inferred_tabs(self) -> tuple[str, ...]:
+        """A section without tab declaration has the tabs its cells name (d2lbook's
+        ``get_tab_notebook``): the default tab if a cell is in it, every other tab that
+        a cell names explicitly; a section without code, every tab of the book."""
+        cells = self.section.cells
+        if not any(cell.kind is CellKind.CODE for cell in cells):
+            return self.book_tabs
+        named = {tab for cell in cells if cell.tab_line is not None for tab in cell.tabs}
+        has_default = any(cell.in_tab(self.default_tab) for cell in cells
+                          if cell.kind is CellKind.CODE or cell.tab_line is not None)
+        return tuple(tab for tab in self.book_tabs
+                     if (tab == self.default_tab and has_default) or
+                     (tab != self.default_tab and tab in named))
 
 
 def _literal_names(text: str) -> tuple[str, ...] | None:
@@ -255,10 +298,11 @@ def _label_title(previous: str) -> str:
     return image.group(1) if image else ""
 
 
-def parse_section(file: Path, chapters_dir: Path, default_tab: str) -> tuple[Section, list[Problem]]:
+def parse_section(file: Path, source_root: Path, project_root: Path,
+                  book_tabs: tuple[str, ...]) -> tuple[Section, list[Problem]]:
     """Read one .md file into a Section, with the problems met on the way."""
-    relative = file.relative_to(chapters_dir)
-    source = (Path(CHAPTERS_DIR) / relative).as_posix()
+    relative = file.relative_to(source_root)
+    source = file.relative_to(project_root).as_posix()
     section = Section(path=relative, source=source)
     data = file.read_bytes()
     try:
@@ -267,61 +311,67 @@ def parse_section(file: Path, chapters_dir: Path, default_tab: str) -> tuple[Sec
         line = data[:err.start].count(b"\n") + 1
         return section, [Problem(source, line, f"not valid UTF-8 (byte 0x{data[err.start]:02x})",
                                  "save the file as UTF-8")]
-    parser = _SectionParser(section, default_tab)
+    parser = _SectionParser(section, book_tabs)
     parser.run(text.replace("\r\n", "\n"))
     return section, parser.problems
 
 
 def source_files(config: Config) -> set[Path]:
-    """The .md files the book is made of: [build] notebooks minus exclusions."""
+    """The .md files the book is made of: [build] notebooks minus exclusions, both
+    relative to the source folder."""
+    source_root = config.source_root.resolve()
     files = set()
     for pattern in config.build.notebooks:
-        files.update(p.resolve() for p in config.root.glob(pattern) if p.is_file())
+        files.update(p.resolve() for p in source_root.glob(pattern) if p.is_file())
     return {f for f in files
-            if not any(fnmatch.fnmatch(f.relative_to(config.root.resolve()).as_posix(), pattern)
+            if not any(fnmatch.fnmatch(f.relative_to(source_root).as_posix(), pattern)
                        for pattern in config.build.exclusions)}
 
 
 def parse_book(config: Config) -> tuple[Book, list[Problem]]:
     """Read the whole book following the TOCs; files outside every TOC become orphans."""
-    chapters_dir = (config.root / CHAPTERS_DIR).resolve()
+    source_root = config.source_root.resolve()
+    project_root = config.root.resolve()
     problems: list[Problem] = []
     seen: dict[Path, TocEntry] = {}
 
     def read(file: Path) -> Section:
-        section, found = parse_section(file, chapters_dir, config.build.default_tab)
+        section, found = parse_section(file, source_root, project_root, config.build.tabs)
         problems.extend(found)
         return section
 
-    def toc_targets(owner: Section) -> list[Path]:
-        base = (chapters_dir / owner.path).parent
+    def toc_targets(owner: Section) -> list[tuple[Path, TocEntry]]:
+        base = (source_root / owner.path).parent
         targets = []
         for entry in owner.toc:
             name = entry.target[:-3] if entry.target.endswith(".md") else entry.target
             file = (base / f"{name}.md").resolve()
             if not file.is_file():
                 problems.append(Problem(owner.source, entry.line,
-                                        f"TOC entry {entry.target!r} has no file {name}.md",
-                                        "fix the entry or create the file"))
+                                        f"TOC entry {entry.target!r} has no file {name}.md "
+                                        "(left out)", "fix the entry or create the file",
+                                        warning=True))
             elif file in seen:
                 problems.append(Problem(owner.source, entry.line,
-                                        f"TOC entry {entry.target!r} is listed twice",
-                                        "keep a single entry"))
+                                        f"TOC entry {entry.target!r} is listed twice (the first "
+                                        "is kept)", "keep a single entry", warning=True))
             else:
                 seen[file] = entry
-                targets.append(file)
+                targets.append((file, entry))
         return targets
 
-    index_file = chapters_dir / INDEX_FILE
+    index_file = source_root / f"{config.build.index}.md"
+    index_name = index_file.relative_to(project_root).as_posix()
     if not index_file.is_file():
-        raise FileNotFoundError(f"{CHAPTERS_DIR}/{INDEX_FILE}: not found — create the book's "
-                                "index with a ```toc block listing the chapters")
-    seen[index_file] = TocEntry(INDEX_FILE, 0)
-    book = Book(root=chapters_dir, index=read(index_file))
-    for chapter_file in toc_targets(book.index):
-        chapter = Chapter(index=read(chapter_file))
+        raise FileNotFoundError(f"{index_name}: not found — create the book's root page with "
+                                "a ```toc block listing the chapters ([build] source_dir and "
+                                "index in config.ini say where it is)")
+    seen[index_file] = TocEntry(index_name, 0)
+    book = Book(root=source_root, index=read(index_file))
+    for chapter_file, entry in toc_targets(book.index):
+        chapter = Chapter(index=read(chapter_file), numbered=entry.numbered)
         book.chapters.append(chapter)
-        for section_file in toc_targets(chapter.index):
+        for section_file, _ in toc_targets(chapter.index):
             section = read(section_file)
             if section.toc:
                 problems.append(Problem(section.source, section.toc[0].line,
@@ -330,6 +380,5 @@ def parse_book(config: Config) -> tuple[Book, list[Problem]]:
                                         "list these pages in the chapter's index.md"))
             chapter.sections.append(section)
     for file in sorted(source_files(config) - set(seen)):
-        if chapters_dir in file.parents:
-            book.orphans.append(read(file))
+        book.orphans.append(read(file))
     return book, problems

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 # Cell magics whose body is Python; other cell magics (%%bash...) are opaque.
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 LINE_MAGIC = re.compile(r"^(\s*)((?:[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?[!%](.*)$")
-SAVE_MARK = re.compile(r"#\s*@save\s*$")
+# d2lbook's save mark, found anywhere on a line; the code before it on that line is kept.
+SAVE_MARK = re.compile(r"#\s*@save\b")
 TAB_HEADER = re.compile(r"^(\s*)(if|elif)\b.*\btab\.selected\(.*:\s*(#.*)?$")
 ELSE_HEADER = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 IF_HEADER = re.compile(r"^(\s*)(if|elif)\b")
@@ -33,14 +34,12 @@ class CodeIssue:
 
 @dataclass(frozen=True)
 class Saved:
-    """A definition marked ``#@save`` (after resolution for one tab)."""
-    kind: str          # function, class, method or cell
-    name: str
-    index: int         # 0-based line in the cell's source
+    """One top-level statement of the code a ``#@save`` mark saves (for one tab)."""
+    kind: str          # import, function, class, method or statement
+    name: str          # the defined name ("" for imports and statements)
+    index: int         # 0-based line in the cell's source of the statement's first line
+    text: str          # the statement, save marks removed, comments above it included
     target_class: str = ""   # for methods added with @d2l.add_to_class(d2l.X)
-    first: int = 0     # the definition's lines in the resolved code, inclusive
-    last: int = 0
-    body_first: int = 0      # for classes: first line of the body
 
 
 @dataclass
@@ -280,7 +279,7 @@ def analyse(source: str) -> Analysis:
         return analysis
     tree, error = _parse_with_recovery(masked)
     analysis.tree, analysis.syntax_error = tree, error
-    if tree is None:
+    if tree is None or "selected" not in source:   # no tab.selected: nothing to walk for
         return analysis
     allowed: set[int] = set()
     elifs: set[int] = set()
@@ -325,53 +324,110 @@ def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
             return False
 
 
-def compile_issue(resolved: Resolved, filename: str) -> CodeIssue | None:
+def compile_issue(resolved: Resolved) -> CodeIssue | None:
     """The first syntax error of the resolved code, at its line in the cell."""
-    masked, is_python = mask_magics(resolved.lines)
+    error = _compile_error(resolved.text)
+    if error is None:
+        return None
+    lineno, message = error
+    index = min(max(lineno - 1, 0), len(resolved.origins) - 1)
+    origin = resolved.origins[index] if resolved.origins else 0
+    return CodeIssue(origin, f"does not compile: {message}", "fix the code")
+
+
+@functools.lru_cache(maxsize=None)
+def _compile_error(text: str) -> tuple[int, str] | None:
+    """(line, message) of the syntax error of a cell's code, None if it compiles. Cached:
+    a cell without tab.selected is the same code in every tab."""
+    masked, is_python = mask_magics(text.split("\n"))
     if not is_python:
         return None
     try:
-        compile("\n".join(masked), filename, "exec", flags=COMPILE_FLAGS, dont_inherit=True)
+        compile("\n".join(masked), "<cell>", "exec", flags=COMPILE_FLAGS, dont_inherit=True)
     except SyntaxError as err:
-        index = min(max((err.lineno or 1) - 1, 0), len(resolved.origins) - 1)
-        origin = resolved.origins[index] if resolved.origins else 0
-        return CodeIssue(origin, f"does not compile: {err.msg}", "fix the code")
+        return err.lineno or 1, err.msg
     return None
 
 
-def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]:
-    """The ``#@save`` definitions of resolved code, and misplaced ``#@save`` marks."""
-    lines = resolved.lines
-    marks = [i for i, line in enumerate(lines) if SAVE_MARK.search(line)]
-    if not marks:
-        return [], []
-    origin = resolved.origins
-    if lines and lines[0].strip().startswith("#") and SAVE_MARK.search(lines[0]):
-        return [Saved("cell", "", origin[0], first=0, last=len(lines) - 1)], []
-    masked, _ = mask_magics(lines)
-    try:
-        tree = ast.parse("\n".join(masked))
-    except SyntaxError:
-        return [], []   # reported by compile_issue
-    starts: dict[int, ast.stmt] = {}
-    for node in tree.body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            for line in range(_statement_start(node), node.lineno):
-                starts[line] = node
-    saved, issues = [], []
-    for i in marks:
-        node = starts.get(i)
-        if node is None:
-            issues.append(CodeIssue(origin[i], "#@save is not on a top-level def, class or "
-                                    "decorator line", "put #@save at the end of the def/class "
-                                    "line, or alone on the cell's first line to save the cell"))
-            continue
-        target = ""
+def _saved_lines(lines: list[str], mark: int) -> list[int]:
+    """The lines a save mark on line `mark` saves, by d2lbook's ``library._save_block`` rule:
+    the run of unindented lines after it, then the indented or empty lines after those."""
+    saved, j = [], mark + 1
+    while j < len(lines) and lines[j] and not lines[j].startswith(" "):
+        saved.append(j)
+        j += 1
+    while j < len(lines) and (not lines[j] or lines[j].startswith(" ")):
+        saved.append(j)
+        j += 1
+    while saved and not lines[saved[-1]].strip():
+        saved.pop()
+    return saved
+
+
+def _statement_kind(node: ast.stmt) -> tuple[str, str, str]:
+    """(kind, name, target class) of a saved top-level statement."""
+    if isinstance(node, (ast.Import, ast.ImportFrom)):
+        return "import", "", ""
+    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         for decorator in node.decorator_list:
             if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(
                     "add_to_class") and decorator.args:
-                target = ast.unparse(decorator.args[0]).split(".")[-1]
-        kind = "class" if isinstance(node, ast.ClassDef) else ("method" if target else "function")
-        saved.append(Saved(kind, node.name, origin[i], target, _statement_start(node),
-                            node.end_lineno - 1, _statement_start(node.body[0])))
+                return "method", node.name, ast.unparse(decorator.args[0]).split(".")[-1]
+        return "function", node.name, ""
+    if isinstance(node, ast.ClassDef):
+        return "class", node.name, ""
+    return "statement", "", ""
+
+
+def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]:
+    """The statements that the ``#@save`` marks of resolved code save, and the marks that
+    would write broken code into the library (d2lbook writes it as is)."""
+    lines = resolved.lines
+    origin = resolved.origins
+    saved, issues = [], []
+    for mark, line in enumerate(lines):
+        found = SAVE_MARK.search(line)
+        if not found:
+            continue
+        head = line[:found.start()].rstrip()
+        indices = ([mark] if head else []) + _saved_lines(lines, mark)
+        text = [SAVE_MARK.sub("", lines[i]).rstrip() if i != mark else head for i in indices]
+        masked, _ = mask_magics(text)
+        if not indices or not "\n".join(text).strip():
+            issues.append(CodeIssue(origin[mark], "#@save saves nothing: no code follows it",
+                                    "put #@save at the end of a def/class line, or alone on "
+                                    "the line above the code to save"))
+            continue
+        if masked != text:
+            issues.append(CodeIssue(origin[mark], "#@save would save IPython magics or shell "
+                                    "commands into the library", "keep magics out of the "
+                                    "saved lines (end them with a blank line)"))
+            continue
+        try:
+            tree = ast.parse("\n".join(text))
+        except SyntaxError as err:
+            issues.append(CodeIssue(origin[mark], f"#@save saves code that does not compile on "
+                                    f"its own ({err.msg})", "put #@save on a top-level line: "
+                                    "the end of a def/class line, or alone above the code"))
+            continue
+        starts = [_statement_start(node) for node in tree.body]
+        for number, node in enumerate(tree.body):
+            first = 0 if number == 0 else starts[number]
+            last = starts[number + 1] if number + 1 < len(starts) else len(text)
+            kind, name, target = _statement_kind(node)
+            body = "\n".join(text[first:last]).rstrip()
+            saved.append(Saved(kind, name, origin[indices[starts[number]]], body, target))
     return saved, issues
+
+
+def unsaved_rest(resolved: Resolved) -> int | None:
+    """For a cell whose only save mark is ``#@save`` alone on its first line: the 0-based
+    source line of the first code line that d2lbook's rule leaves unsaved (after a blank
+    line), if any. Such a cell reads as "save this cell" but is only partly saved."""
+    lines = resolved.lines
+    marks = [i for i, line in enumerate(lines) if SAVE_MARK.search(line)]
+    if marks != [0] or lines[0][:SAVE_MARK.search(lines[0]).start()].strip():
+        return None
+    covered = set(_saved_lines(lines, 0)) | {0}
+    rest = [i for i in range(len(lines)) if i not in covered and lines[i].strip()]
+    return resolved.origins[rest[0]] if rest else None

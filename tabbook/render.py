@@ -221,7 +221,7 @@ def _pager(site: Site, pages: list[Section], position: int, ctx: PageContext) ->
 
 def render_page(site: Site, pages: list[Section], position: int) -> str:
     section = pages[position]
-    page_tabs = [t for t in site.tabs if t in section.tabs(site.config.build.default_tab)]
+    page_tabs = [t for t in site.tabs if t in section.tabs]
     ctx = PageContext(section.name, section.source, site.numbers, site.folder,
                       site.config.root)
     notebooks = {tab: _executed(site, section, tab) for tab in page_tabs}

@@ -90,7 +90,7 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...], default_tab:
     """
     result = SplitResult([], [], [], [])
     for number, section in enumerate(sections, start=1):
-        own_tabs = section.tabs(default_tab)
+        own_tabs = section.tabs
         made = []
         for tab in tabs:
             if tab not in own_tabs:

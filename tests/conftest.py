@@ -56,6 +56,11 @@ lang = fr
 
 [build]
 tabs = pytorch, mxnet, tensorflow
+source_dir = chapters
+warning_is_error = True
+
+[library]
+version_file = d2l/__init__.py
 
 [library-pytorch]
 lib_file = d2l/torch.py
@@ -74,6 +79,7 @@ INDEX = """\
 # Livre
 
 ```toc
+:numbered:
 chap/index
 ```
 """

@@ -12,16 +12,17 @@ S = "chapters/chap/sec.md"
 CATALOGUE = [
     ("unclosed begin_tab",
      {"chap/sec.md": md("# Titre", ":begin_tab:`pytorch`", "Texte.")},
-     [f"{S}:3: :begin_tab: is never closed — add :end_tab: after the tab's prose"]),
+     [f"{S}:3: warning: :begin_tab: is never closed (it runs to the end of the file) — add "
+      ":end_tab: after the tab's prose"]),
     ("stray end_tab",
      {"chap/sec.md": md("# Titre", "Texte.", ":end_tab:")},
-     [f"{S}:5: :end_tab: without a matching :begin_tab: — remove it or add "
-      ":begin_tab:`<tab>` before the block"]),
+     [f"{S}:5: warning: :end_tab: without a matching :begin_tab: (ignored) — remove it or "
+      "add :begin_tab:`<tab>` before the block"]),
     ("nested begin_tab",
      {"chap/sec.md": md(DECLARE, "# Titre", ":begin_tab:`pytorch`\nA", ":begin_tab:`mxnet`\nB",
                         ":end_tab:")},
-     [f"{S}:8: :begin_tab: is not closed before the next :begin_tab: at line 11 — add "
-      ":end_tab: before line 11"]),
+     [f"{S}:8: warning: :begin_tab: is not closed before the next :begin_tab: at line 11 "
+      "(closed there) — add :end_tab: before line 11"]),
     ("unknown tab in %%tab",
      {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab jax\nx = 1\n```")},
      [f"{S}:9: unknown tab 'jax' in %%tab — use one of: all, pytorch, mxnet, tensorflow"]),
@@ -31,7 +32,8 @@ CATALOGUE = [
       "tensorflow"]),
     ("%%tab on line 2",
      {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\nx = 1\n%%tab mxnet\n```")},
-     [f"{S}:10: %%tab is not on the first line of the cell — move it to the cell's first line"]),
+     [f"{S}:10: warning: %%tab is not on the first line of the cell (it applies to the whole "
+      "cell) — move it to the cell's first line"]),
     ("section tab not in the book",
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch', 'jax'])\n```", "# Titre")},
@@ -41,8 +43,9 @@ CATALOGUE = [
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\n```", "# Titre",
                         "```{.python .input}\n%%tab mxnet\nx = 1\n```")},
-     [f"{S}:9: tab 'mxnet' in %%tab is not declared by this section (pytorch) — add it to "
-      "the section's tab.interact_select([...]) or change the tab"]),
+     [f"{S}:9: warning: tab 'mxnet' in %%tab is not declared by this section (pytorch); no "
+      "notebook shows it — add it to the section's tab.interact_select([...]) or change the "
+      "tab"]),
     ("tab.selected in an expression",
      {"chap/sec.md": md(DECLARE, "# Titre",
                         "```{.python .input}\n%%tab all\nx = 1 if tab.selected('mxnet') else 2\n```")},
@@ -57,11 +60,21 @@ CATALOGUE = [
      {"chap/sec.md": md(DECLARE, "# Titre",
                         "```{.python .input}\n%%tab all\nif tab.selected('jax'):\n    x = 1\n```")},
      [f"{S}:10: unknown tab 'jax' in tab.selected — use one of: pytorch, mxnet, tensorflow"]),
-    ("#@save on a plain assignment",
-     {"chap/sec.md": md("# Titre", "```{.python .input}\nimport math\nx = 1  #@save\n```")},
-     [f"{S}:5: [pytorch] #@save is not on a top-level def, class or decorator line — put "
-      "#@save at the end of the def/class line, or alone on the cell's first line to save "
-      "the cell"]),
+    ("#@save inside a function body",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\ndef f():\n    x = 1  #@save\n"
+                                   "    return x\n```")},
+     [f"{S}:5: [pytorch] #@save saves code that does not compile on its own (unexpected "
+      "indent) — put #@save on a top-level line: the end of a def/class line, or alone above "
+      "the code"]),
+    ("#@save with nothing after it",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n#@save\n```")},
+     [f"{S}:5: [pytorch] #@save saves nothing: no code follows it — put #@save at the end of "
+      "a def/class line, or alone on the line above the code to save"]),
+    ("an import cell cut by a blank line",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\n#@save\nimport math\n\nx = 1\n```")},
+     [f"{S}:7: [pytorch] warning: this code is not saved: the #@save on the cell's first line "
+      "saves the imports up to the first blank line only (d2lbook's rule) — remove the blank "
+      "line, or mark this code with its own #@save"]),
     ("add_to_class on a class never saved",
      {"chap/sec.md": md("# Titre", "```{.python .input}\n@d2l.add_to_class(d2l.Trainer)  #@save\n"
                                    "def fit(self):\n    pass\n```")},
@@ -76,27 +89,29 @@ CATALOGUE = [
       "save `class A` with #@save in an earlier section or cell"]),
     ("duplicate label",
      {"chap/sec.md": md("# Titre\n:label:`sec_a`", "## Partie\n:label:`sec_a`")},
-     [f"{S}:5: label 'sec_a' is already defined at {S}:2 — give this label another name"]),
+     [f"{S}:5: warning: label 'sec_a' is already defined at {S}:2 (references go there) — "
+      "give this label another name"]),
     ("numref to nowhere",
      {"chap/sec.md": md("# Titre", "Voir :numref:`sec_nowhere`.")},
-     [f"{S}:3: :numref: refers to unknown label 'sec_nowhere' — fix the name or add the "
-      ":label: it refers to"]),
+     [f"{S}:3: warning: :numref: refers to unknown label 'sec_nowhere' (shown as text) — fix "
+      "the name or add the :label: it refers to"]),
     ("eqref to nowhere",
      {"chap/sec.md": md("# Titre", "Voir :eqref:`eq_none`.")},
-     [f"{S}:3: :eqref: refers to unknown label 'eq_none' — fix the name or add the :label: "
-      "it refers to"]),
+     [f"{S}:3: warning: :eqref: refers to unknown label 'eq_none' (shown as text) — fix the "
+      "name or add the :label: it refers to"]),
     ("missing image",
      {"chap/sec.md": md("# Titre", "![Un schéma](../../img/absent.svg)\n:label:`fig_absent`")},
      [f"{S}:3: image not found: ../../img/absent.svg — fix the path (relative to this .md "
       "file) or add the file"]),
     ("TOC entry to a missing file",
      {"chap/index.md": md("# Chapitre", "```toc\nsec\nabsent\n```")},
-     ["chapters/chap/index.md:5: TOC entry 'absent' has no file absent.md — fix the entry or "
-      "create the file"]),
+     ["chapters/chap/index.md:5: warning: TOC entry 'absent' has no file absent.md (left "
+      "out) — fix the entry or create the file"]),
     ("section outside the TOC",
      {"chap/other.md": md("# Autre")},
-     ["chapters/chap/other.md:1: this section is in no TOC — add 'other' to the toc block of "
-      "chapters/chap/index.md, or list the file in [build] exclusions"]),
+     ["chapters/chap/other.md:1: warning: this section is in no TOC: it is in no page, "
+      "numbering or library — add 'other' to the toc block of chapters/chap/index.md, or list "
+      "the file in [build] exclusions"]),
     ("syntax error only in the MXNet branch",
      {"chap/sec.md": md(DECLARE, "# Titre",
                         "```{.python .input}\n%%tab all\ndef f():\n    if tab.selected('mxnet'):\n"
@@ -114,10 +129,11 @@ CATALOGUE = [
      [f"{S}:5: tab character in the indentation of code — indent with spaces (4 per level)"]),
     ("empty section",
      {"chap/sec.md": "\n\n"},
-     [f"{S}:1: empty section — write its content or remove it and its TOC entry"]),
+     [f"{S}:1: warning: empty section — write its content or remove it and its TOC entry"]),
     ("section without a title",
      {"chap/sec.md": md("Du texte sans titre.")},
-     [f"{S}:1: the section has no '# Title' heading — start it with '# Title'"]),
+     [f"{S}:1: warning: the section has no '# Title' heading (its file name stands in) — "
+      "start it with '# Title'"]),
     ("unclosed code fence",
      {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1")},
      [f"{S}:3: code fence ``` is never closed — add a line ``` after the code"]),
@@ -141,7 +157,8 @@ CATALOGUE = [
      [f"{S}:9: %%tab names no tab — write e.g. %%tab pytorch"]),
     ("TOC entry listed twice",
      {"chap/index.md": md("# Chapitre", "```toc\nsec\nsec\n```")},
-     ["chapters/chap/index.md:5: TOC entry 'sec' is listed twice — keep a single entry"]),
+     ["chapters/chap/index.md:5: warning: TOC entry 'sec' is listed twice (the first is kept) "
+      "— keep a single entry"]),
     ("code in the declaration cell",
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\nimport torch\n```", "# Titre")},

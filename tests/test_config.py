@@ -28,14 +28,15 @@ def test_defaults_and_continuation_lines(tmp_path):
     config = load(tmp_path, text)
     assert config.build.tabs == ("pytorch", "mxnet", "tensorflow")
     assert config.build.exclusions == ("chapters/draft/*",)
-    assert config.build.notebooks == ("chapters/**/*.md",)
+    assert config.build.notebooks == ("**/*.md",) and config.build.source_dir == "chapters"
     assert config.execute.jobs == 0 and config.launch.branch == "main"
 
 
 @pytest.mark.parametrize("change, message", [
     (("[build]", "[biuld]"),
      "config.ini:7: unknown section [biuld] — known sections: [project], [build], [execute], "
-     "[library], [library-*], [launch], [launch-*]"),
+     "[library], [library-*], [launch], [launch-*] (and d2lbook's [colab], [deploy], [html], "
+     "[pdf], [sagemaker], [slides], [translation])"),
     (("lang = fr", "lang = fr\nlanguage = fr"),
      "config.ini:6: unknown key 'language' in [project] — known keys: author, lang, name, "
      "release, title"),
@@ -47,14 +48,14 @@ def test_defaults_and_continuation_lines(tmp_path):
     (("release = 1.0.0", "release = one"),
      "config.ini:4: [project] release = 'one' is not valid — use a version such as 1.0.0"),
     (("[launch]", "[execute]\ntimeout = -3\n\n[launch]"),
-     "config.ini:20: [execute] timeout = '-3' is not valid — write a whole number >= 1"),
+     "config.ini:25: [execute] timeout = '-3' is not valid — write a whole number >= 1"),
     (("[library-mxnet]", "[library-jax]"),
-     "config.ini:13: section [library-jax] names a tab that is not in [build] tabs "
+     "config.ini:18: section [library-jax] names a tab that is not in [build] tabs "
      "(pytorch, mxnet, tensorflow) — fix the name"),
     (("github_repo = owner/book", "github_repo = book"),
-     "config.ini:20: [launch] github_repo = 'book' is not valid — write it as owner/name"),
+     "config.ini:25: [launch] github_repo = 'book' is not valid — write it as owner/name"),
     (("lib_file = d2l/mxnet.py", ""),
-     "config.ini:13: [library-mxnet] lacks the key 'lib_file' — add it"),
+     "config.ini:18: [library-mxnet] lacks the key 'lib_file' — add it"),
     (("lang = fr", "lang = fr\nlang = en"),
      "config.ini:6: key 'lang' appears twice in [project] — keep one"),
     (("[project]", "title_before = x\n[project]"),

@@ -346,7 +346,7 @@ def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
     assert not problems
     eval_dir = tmp_path / "eval"
     for section in book_model.pages():
-        for tab in section.tabs(config.build.default_tab):
+        for tab in section.tabs:
             path = eval_dir / tab / section.path.with_suffix(".ipynb")
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(split_section(section, tab), path)

@@ -18,7 +18,7 @@ def section_from(tmp_path, text: str, name: str = "sec.md"):
     chapters = tmp_path / "chapters"
     chapters.mkdir(exist_ok=True)
     (chapters / name).write_text(text, encoding="utf-8")
-    section, problems = parse_section(chapters / name, chapters, "pytorch")
+    section, problems = parse_section(chapters / name, chapters, tmp_path, TABS)
     assert problems == []
     return section
 
