@@ -12,7 +12,6 @@ as syntax trees once docstrings are set aside; then each definition that differs
 from __future__ import annotations
 
 import argparse
-import ast
 import re
 import shutil
 import sys
@@ -22,37 +21,13 @@ from collections import Counter
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(REPO))
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+from conftest import library_definitions  # noqa: E402  (the tests' comparison, the same)
 from tabbook.check import check_book  # noqa: E402
 from tabbook.config import load_config  # noqa: E402
 from tabbook.library import write_libraries  # noqa: E402
 from tabbook.parse import parse_book  # noqa: E402
 from tabbook.split import write_notebooks  # noqa: E402
-
-
-def _without_docstrings(node: ast.AST) -> ast.AST:
-    for inner in ast.walk(node):
-        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
-                inner.body and isinstance(inner.body[0], ast.Expr) and \
-                isinstance(inner.body[0].value, ast.Constant) and \
-                isinstance(inner.body[0].value.value, str):
-            inner.body = inner.body[1:] or [ast.Pass()]
-    return node
-
-
-def definitions(text: str) -> dict[str, str]:
-    """Name -> syntax tree dump of each top-level function, class and assignment (the
-    last one of a name wins, as when the module runs)."""
-    found = {}
-    for node in ast.parse(text).body:
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
-            name = node.name
-        elif isinstance(node, ast.Assign):
-            name = " = ".join(ast.unparse(target) for target in node.targets)
-        else:
-            continue
-        found[name] = ast.dump(_without_docstrings(node))
-    return found
 
 
 def problem_kind(message: str) -> str:
@@ -101,8 +76,8 @@ def main() -> None:
             reference = args.book / settings.lib_file
             if not reference.is_file():
                 continue
-            want = definitions(reference.read_text(encoding="utf-8"))
-            have = definitions((copy / settings.lib_file).read_text(encoding="utf-8"))
+            want = library_definitions(reference.read_text(encoding="utf-8"))
+            have = library_definitions((copy / settings.lib_file).read_text(encoding="utf-8"))
             present = [name for name in want if name in have]
             identical = [name for name in present if have[name] == want[name]]
             differing += [f"{settings.lib_file}: {name} "

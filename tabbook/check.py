@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
+from .bibliography import read_bibliography
 from .config import Config
 from .model import ALL_TABS, Book, CellKind, Problem, Section
 from .pycode import analyse, compile_issue, saved_definitions, unsaved_rest
@@ -137,6 +138,10 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
                                         "fix the name or add the :label: it refers to",
                                         warning=True))
         base = (book.root / section.path).parent
+        if section.bibliography and not (base / section.bibliography.path).is_file():
+            problems.append(Problem(section.source, section.bibliography.line,
+                                    f"bibliography not found: {section.bibliography.path}",
+                                    "fix the path (relative to this .md file)"))
         for image in section.images:
             if image.path.startswith(EXTERNAL):
                 continue
@@ -144,7 +149,21 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
                 problems.append(Problem(section.source, image.line,
                                         f"image not found: {image.path}",
                                         "fix the path (relative to this .md file) or add the file"))
+    problems += _citation_problems(sections, book)
     return problems
+
+
+def _citation_problems(sections: list[Section], book: Book) -> list[Problem]:
+    """Citations of works that no bibliography of the book holds (shown as their key)."""
+    known: set[str] = set()
+    for section in sections:
+        if section.bibliography:
+            file = (book.root / section.path).parent / section.bibliography.path
+            known |= set(read_bibliography(file)) if file.is_file() else set()
+    return [Problem(section.source, cite.line, f":cite: of {cite.target!r}, which no "
+                    ":bibliography: file of the book holds (shown as its key)",
+                    "fix the key or add the entry to the .bib file", warning=True)
+            for section in sections for cite in section.citations if cite.target not in known]
 
 
 def _orphan_problems(book: Book) -> list[Problem]:

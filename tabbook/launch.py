@@ -63,16 +63,28 @@ def launch_links(config: Config, tab: str, section: Section) -> LaunchLinks:
         raw=f"https://raw.githubusercontent.com/{repo}/{branch}/{path}")
 
 
-def library_distribution(root: Path) -> str:
-    """The d2l package's distribution name, as pyproject.toml declares it."""
+def library_distribution(root: Path) -> str | None:
+    """The d2l package's distribution name, as the book's pyproject.toml declares it (None
+    for a book without one: a d2lbook book's library is not pip-installable from it)."""
+    if not (root / "pyproject.toml").is_file():
+        return None
     with open(root / "pyproject.toml", "rb") as handle:
         return tomllib.load(handle)["project"]["name"]
 
 
 def library_requirement(config: Config) -> str:
-    """The pip requirement that installs this repository's d2l at the book's release."""
-    return (f"{library_distribution(config.root)} @ "
-            f"git+https://github.com/{config.launch.github_repo}@{config.launch.library_ref}")
+    """The pip requirement that installs the book's d2l at its release."""
+    url = f"git+https://github.com/{config.launch.github_repo}@{config.launch.library_ref}"
+    distribution = library_distribution(config.root)
+    return f"{distribution} @ {url}" if distribution else url
+
+
+def _library_missing(config: Config) -> str:
+    """The setup cell's test for "the book's d2l is not installed at its release"."""
+    distribution = library_distribution(config.root)
+    if distribution is None:
+        return "True"   # no distribution name to ask pip about: install it
+    return f"installed_version({distribution!r}) != {config.project.release!r}"
 
 
 def _setup_code(config: Config, tab: str, section: Section) -> str:
@@ -95,7 +107,7 @@ def installed_version(distribution):
         return None
 
 requirements = {requirements!r}
-if installed_version({library_distribution(config.root)!r}) != {config.project.release!r}:
+if {_library_missing(config)}:
     requirements.append({library_requirement(config)!r})
 if requirements:
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *requirements],

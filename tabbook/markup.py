@@ -25,7 +25,7 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from .numbering import FIGURE_LINE, Numbers, split_reference
-from .parse import HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
+from .parse import BIBLIOGRAPHY, CITATION, HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
 
 ATTRIBUTE_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`([^`]*)`\s*$")
 ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
@@ -105,12 +105,37 @@ class PageContext:
         return self.asset(name)
 
 
+def _citations(text: str, ctx: PageContext) -> str:
+    """:cite:`a,b` -> [a, b], each key a link to its entry in the bibliography's page."""
+    def cite(match: re.Match) -> str:
+        links = []
+        for key in (k.strip() for k in match.group(1).split(",") if k.strip()):
+            if key in ctx.numbers.works:
+                page = ctx.numbers.works[key][0]
+                links.append(f'<a class="citation" href="{ctx.url(page, "bib-" + _slug(key))}">'
+                             f'{html.escape(key)}</a>')
+            else:   # the checks warned about it
+                links.append(html.escape(key))
+        return f"[{', '.join(links)}]"
+    return CITATION.sub(cite, text)
+
+
+def _bibliography(ctx: PageContext) -> str:
+    """The works cited in the book whose entries this page's .bib file holds."""
+    items = "".join(f'<li id="bib-{_slug(key)}"><span class="bibkey">[{html.escape(key)}]</span> '
+                    f'{html.escape(entry.text())}</li>'
+                    for key, (page, entry) in ctx.numbers.works.items() if page == ctx.page)
+    return f'<ol class="bibliography">{items}</ol>'
+
+
 def _references(text: str, ctx: PageContext) -> str:
-    """:numref:/:ref:/:eqref: -> links (inline HTML, before Markdown parsing)."""
+    """:numref:/:ref:/:eqref:/:cite: -> links (inline HTML, before Markdown parsing)."""
     def link(match: re.Match) -> str:
         role = match.group(1)
         custom, label = split_reference(match.group(2))
-        target = ctx.numbers.targets[label]   # unknown labels were refused by the checks
+        if label not in ctx.numbers.targets:   # the checks warned about it
+            return html.escape(custom or label)
+        target = ctx.numbers.targets[label]
         if role == "eqref":
             text_ = f"({target.number})"
         elif role == "ref" or custom is not None:
@@ -118,7 +143,7 @@ def _references(text: str, ctx: PageContext) -> str:
         else:
             text_ = html.escape(target.reference_text())
         return f'<a class="reference" href="{ctx.url(target.page, target.anchor)}">{text_}</a>'
-    return REFERENCE.sub(link, text)
+    return _citations(REFERENCE.sub(link, text), ctx)
 
 
 def _inline(text: str, ctx: PageContext) -> str:
@@ -225,6 +250,10 @@ def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
                 body = "\n".join(body_lines)
             found, index, last = attributes_after(end)
             out += ["", _equation(body, found, last, ctx), ""]
+            continue
+        if BIBLIOGRAPHY.match(text_line):
+            out += ["", _bibliography(ctx), ""]
+            index += 1
             continue
         match = ATTRIBUTE_LINE.match(text_line)
         if match and match.group(1) == "label":   # a table's label: an anchor before it

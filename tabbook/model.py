@@ -87,6 +87,10 @@ class Section:
     references: list[Reference] = field(default_factory=list)
     images: list[Image] = field(default_factory=list)
     toc: list[TocEntry] = field(default_factory=list)
+    citations: list[Reference] = field(default_factory=list)
+    """Each key of d2lbook's ``:cite:`key1,key2```, with its line."""
+    bibliography: Image | None = None
+    """The .bib file of a ``:bibliography:`../refs.bib``` line: the page lists the cited works."""
 
     @property
     def name(self) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
+from .bibliography import Entry, read_bibliography
 from .model import Book, CellKind, Section
 from .parse import HEADING, IMAGE, LABEL, strip_slide_marks
 
@@ -52,6 +53,8 @@ class Numbers:
     equations: dict[tuple[str, int], str] = field(default_factory=dict)
     """(section name, .md line of an equation's :eqlabel:) -> its number."""
     targets: dict[str, Target] = field(default_factory=dict)
+    works: dict[str, tuple[str, Entry]] = field(default_factory=dict)
+    """Cited key -> (the page whose :bibliography: lists it, its entry), in citation order."""
 
 
 def _prose_lines(section: Section):
@@ -80,7 +83,22 @@ def number_book(book: Book) -> Numbers:
             number = f"{chapter_number}.{section_number}"
             numbers.sections[section.name] = number
             _number_section(section, number, counters, numbers)
+    _cited_works(book, numbers)
     return numbers
+
+
+def _cited_works(book: Book, numbers: Numbers) -> None:
+    entries: dict[str, tuple[str, Entry]] = {}
+    for page in book.pages():
+        if page.bibliography:
+            file = (book.root / page.path).parent / page.bibliography.path
+            if file.is_file():
+                entries.update((key, (page.name, entry))
+                               for key, entry in read_bibliography(file).items())
+    for page in book.pages():
+        for cite in page.citations:
+            if cite.target in entries:
+                numbers.works.setdefault(cite.target, entries[cite.target])
 
 
 def _number_section(section: Section, number: str, counters: dict | None, numbers: Numbers,

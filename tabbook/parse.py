@@ -26,6 +26,8 @@ TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
 SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")
 LABEL = re.compile(r":(label|eqlabel):`([^`]+)`")
 REFERENCE = re.compile(r":(numref|ref|eqref):`([^`]+)`")
+CITATION = re.compile(r":cite:`([^`]+)`")
+BIBLIOGRAPHY = re.compile(r"^\s*:bibliography:`([^`]+)`\s*$")
 IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*[\"'])?\s*\)")
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
@@ -126,6 +128,12 @@ class _SectionParser:
                                                 number))
         for alt, path in IMAGE.findall(text):
             section.images.append(Image(path, alt, number))
+        for keys in CITATION.findall(text):
+            section.citations += [Reference("cite", key.strip(), number)
+                                  for key in keys.split(",") if key.strip()]
+        bibliography = BIBLIOGRAPHY.match(text)
+        if bibliography:
+            section.bibliography = Image(bibliography.group(1).strip(), "", number)
 
     # -- fences -------------------------------------------------------------
     def fence(self, start: int, info: str, body: list[str]) -> None:
@@ -138,6 +146,10 @@ class _SectionParser:
                     self.section.toc.append(TocEntry(entry, offset, numbered))
             return
         if not is_code_fence(info):
+            if info == "eval_rst":
+                self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
+                             "is kept in the notebooks but not shown in the HTML",
+                             "write it in Markdown", warning=True)
             # Displayed code stays within its prose tab block.
             self.flush_prose()
             fence_text = "\n".join(body)

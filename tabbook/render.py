@@ -94,6 +94,8 @@ def _blocks(site: Site, section: Section, page_tabs: list[str], ctx: PageContext
         if cell.kind is CellKind.PROSE:
             fragment = render_prose(cell.source, cell.line, ctx)
             per_tab = {tab: fragment for tab in tabs}
+        elif cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
+            continue   # Sphinx markup: the checks warned that the HTML leaves it out
         elif cell.kind is CellKind.DISPLAY:
             per_tab = {tab: highlight_code(cell.source, _fence_language(cell.fence))
                        for tab in tabs}

@@ -1,6 +1,7 @@
 """Shared helpers: small books written on the fly in a temporary folder."""
 from __future__ import annotations
 
+import ast
 import shutil
 import textwrap
 from pathlib import Path
@@ -14,6 +15,8 @@ from tabbook.parse import parse_book
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
+# A real book built by its authors with d2lbook (read-only: copy it before building it).
+CORPUS = SHARED / "corpus" / "d2l-zh"
 # What a copy of the repository needs to build the book.
 PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
          "requirements"]
@@ -135,3 +138,28 @@ def book(tmp_path):
     def make(section: str, extra: dict[str, str | bytes] | None = None, config: str = CONFIG):
         return write_book(tmp_path, {"chap/sec.md": section, **(extra or {})}, config)
     return make
+
+
+def _without_docstrings(node: ast.AST) -> ast.AST:
+    for inner in ast.walk(node):
+        if isinstance(inner, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and \
+                inner.body and isinstance(inner.body[0], ast.Expr) and \
+                isinstance(inner.body[0].value, ast.Constant) and \
+                isinstance(inner.body[0].value.value, str):
+            inner.body = inner.body[1:] or [ast.Pass()]
+    return node
+
+
+def library_definitions(text: str) -> dict[str, str]:
+    """Name -> syntax tree dump, docstrings aside, of each top-level function, class and
+    assignment of a library file (the last one of a name wins, as when the module runs)."""
+    found = {}
+    for node in ast.parse(text).body:
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            name = node.name
+        elif isinstance(node, ast.Assign):
+            name = " = ".join(ast.unparse(target) for target in node.targets)
+        else:
+            continue
+        found[name] = ast.dump(_without_docstrings(node))
+    return found

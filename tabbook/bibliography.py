@@ -1,0 +1,69 @@
+"""BibTeX entries for d2lbook's ``:cite:`key``` and ``:bibliography:`file.bib```.
+
+Just what a reference list shows (authors, title, venue, year); no LaTeX is
+interpreted beyond dropping braces and a few accents' markup.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+ENTRY_START = re.compile(r"@(\w+)\s*\{\s*([^,\s]+)\s*,")
+FIELD_NAME = re.compile(r"\s*,?\s*(\w+)\s*=\s*")
+
+
+@dataclass(frozen=True)
+class Entry:
+    key: str
+    kind: str
+    fields: dict[str, str]
+
+    def text(self) -> str:
+        """« Authors (year). Title. Venue. »"""
+        authors = " ; ".join(a.strip() for a in self.fields.get("author", "").split(" and "))
+        venue = next((self.fields[f] for f in ("journal", "booktitle", "publisher", "howpublished")
+                      if f in self.fields), "")
+        parts = [f"{authors} ({self.fields.get('year', 's. d.')})".strip(),
+                 self.fields.get("title", ""), venue]
+        return ". ".join(p for p in parts if p) + "."
+
+
+def _value(text: str, start: int) -> tuple[str, int]:
+    """A field value at `start`: {braced}, "quoted" or a bare word; and where it ends."""
+    if text[start] == "{":
+        depth, index = 0, start
+        while index < len(text):
+            depth += {"{": 1, "}": -1}.get(text[index], 0)
+            if depth == 0:
+                return text[start + 1:index], index + 1
+            index += 1
+        return text[start + 1:], len(text)
+    if text[start] == '"':
+        end = text.find('"', start + 1)
+        end = len(text) if end < 0 else end
+        return text[start + 1:end], end + 1
+    word = re.match(r"[^,}\s]*", text[start:]).group(0)
+    return word, start + len(word)
+
+
+def _plain(value: str) -> str:
+    value = re.sub(r"\\[`'^\"~=.]\{?(\w)\}?", r"\1", value)   # accents: keep the letter
+    value = re.sub(r"\\([A-Za-z]+)\s*", r"\1", value)          # \TeX -> TeX
+    return re.sub(r"\s+", " ", value.replace("{", "").replace("}", "")).strip()
+
+
+def read_bibliography(path: Path) -> dict[str, Entry]:
+    """Key -> entry for every entry of a .bib file."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    entries = {}
+    for match in ENTRY_START.finditer(text):
+        fields, index = {}, match.end()
+        while True:
+            name = FIELD_NAME.match(text, index)
+            if not name or name.end() >= len(text):
+                break
+            value, index = _value(text, name.end())
+            fields[name.group(1).lower()] = _plain(value)
+        entries[match.group(2)] = Entry(match.group(2), match.group(1).lower(), fields)
+    return entries
