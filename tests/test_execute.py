@@ -89,7 +89,11 @@ def test_cache_and_each_invalidation_rule(project):
 
     assert ran(project("eval")) == 0                        # nothing changed
     edit(root, section_text(prose="Un autre texte."))
-    assert ran(project("eval")) == 0                        # prose only
+    assert ran(project("eval")) == 0                        # prose only...
+    notebook = evaluated(root, "pytorch")                   # ...yet the notebook has it
+    assert "Un autre texte." in "".join(c.source for c in notebook.cells)
+    assert [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs] == outputs
+    assert notebook.metadata.tabbook.provenance == provenance
     edit(root, section_text(torch_code="x = 6 * 7\nprint(x + 1)"))
     again = project("eval")
     assert ran(again) == 1 and "done    chap/sec [pytorch]" in again.stdout
