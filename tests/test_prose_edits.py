@@ -176,11 +176,12 @@ def launch_files(root: Path, tabs: tuple[str, ...], stage: str = "launch") -> di
             for tab in tabs for p in sorted((base / tab).rglob("*.ipynb"))}
 
 
-def test_launch_for_one_tab_keeps_the_other_tabs_notebooks(edited, pythons):
+@pytest.mark.parametrize("command", ["launch", "html"])
+def test_launch_for_one_tab_keeps_the_other_tabs_notebooks(edited, pythons, command):
     root = edited[0]
     others = launch_files(root, ("mxnet", "tensorflow"))
     assert len(others) > 10
-    result = build(root, "launch", "--tab", "pytorch", *pythons)
+    result = build(root, command, "--tab", "pytorch", *pythons)
     assert result.returncode == 0, result.stdout + result.stderr
     assert launch_files(root, ("mxnet", "tensorflow")) == others
     assert launch_files(root, ("pytorch",))
