@@ -5,8 +5,9 @@ cells of its tab and of `all`, its prose, the tab.selected branches resolved,
 no `%%tab` line, no tab declaration cell, no slide marks. Each code cell keeps
 the .md lines it comes from, so later stages can point errors at the source.
 
-Every cell gets an identity that survives prose edits (see `CellIds`): the
-execution cache and the HTML find a cell's outputs by it, never by .md line.
+Every cell gets an identity that survives prose edits (see `CellIds`), as its
+nbformat id and, for code cells, in its ``tabbook`` metadata beside the lines:
+the execution cache and the HTML find a cell's outputs by it, never by .md line.
 """
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 import nbformat
 
 from .files import write_if_changed
-from .model import Cell, CellKind, Section
+from .model import CellKind, Section
 from .parse import strip_slide_marks
 from .pycode import analyse
 
@@ -47,7 +48,6 @@ class CellIds:
 @dataclass(frozen=True)
 class CodeCell:
     """A code cell of one tab's notebook."""
-    origin: Cell
     source: str
     """The code for the tab: tab.selected resolved, no %%tab line."""
     lines: list[int]
@@ -58,8 +58,8 @@ class CodeCell:
 def code_cells(section: Section, tab: str) -> dict[int, CodeCell]:
     """The code cells of `section`'s notebook for `tab`, by position in ``section.cells``.
 
-    The one place cell ids are given: the split writes them, the HTML looks
-    the executed cells up with them.
+    The one place code cell ids are given: the split writes them, the HTML
+    looks the executed cells up with them.
     """
     ids = CellIds()
     cells = {}
@@ -72,7 +72,7 @@ def code_cells(section: Section, tab: str) -> dict[int, CodeCell]:
             continue
         first = next(i for i, line in enumerate(resolved.lines) if line.strip())
         lines = [cell.line + o for o in resolved.origins[first:]][:source.count("\n") + 1]
-        cells[position] = CodeCell(cell, source, lines, ids("code", source))
+        cells[position] = CodeCell(source, lines, ids("code", source))
     return cells
 
 
@@ -107,10 +107,11 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
             markdown.append(_fence(cell.fence, cell.source))
         elif position in code:
             flush_markdown()
-            made = code[position]
-            cells.append({"cell_type": "code", "id": made.id, "execution_count": None,
-                          "metadata": {METADATA_KEY: {"lines": made.lines}}, "outputs": [],
-                          "source": made.source})
+            code_cell = code[position]
+            cells.append({"cell_type": "code", "id": code_cell.id, "execution_count": None,
+                          "metadata": {METADATA_KEY: {"id": code_cell.id,
+                                                      "lines": code_cell.lines}},
+                          "outputs": [], "source": code_cell.source})
     flush_markdown()
     return nbformat.from_dict({
         "nbformat": nbformat.v4.nbformat, "nbformat_minor": nbformat.v4.nbformat_minor,

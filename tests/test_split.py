@@ -225,6 +225,7 @@ def test_cell_ids_follow_the_code_not_its_place(tmp_path):
     section = section_from(tmp_path, inserted)
     edited = split_section(section, "pytorch")
     assert [c.id for c in edited.cells if c.cell_type == "code"] == ids
+    assert [c.metadata["tabbook"]["id"] for c in edited.cells if c.cell_type == "code"] == ids
     assert [c.metadata["tabbook"]["lines"][0] for c in edited.cells if c.cell_type == "code"] \
         == [c.metadata["tabbook"]["lines"][0] + 4 for c in codes]
     # The ids a later stage computes for the model's cells are the notebook's.
