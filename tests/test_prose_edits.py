@@ -167,35 +167,37 @@ def test_executed_notebooks_carry_the_new_prose_and_md_lines(edited, name, tab):
     assert cells and all(cell.outputs or cell.execution_count for cell in cells)
     for cell in cells:
         lines = cell.metadata["tabbook"]["lines"]
-        assert [md[n - 1].strip() for n in lines] == [l.strip() for l in cell.source.split("\n")]
+        assert [md[n - 1].strip() for n in lines] == \
+            [line.strip() for line in cell.source.split("\n")]
 
 
-def launch_files(root: Path, tabs: tuple[str, ...], stage: str = "launch") -> dict[str, bytes]:
+def notebook_files(root: Path, stage: str, tabs: tuple[str, ...]) -> dict[str, bytes]:
+    """The notebooks of `tabs` in _build/`stage`, with their bytes."""
     base = root / "_build" / stage
     return {p.relative_to(base).as_posix(): p.read_bytes()
             for tab in tabs for p in sorted((base / tab).rglob("*.ipynb"))}
 
 
 @pytest.mark.parametrize("command", ["launch", "html"])
-def test_launch_for_one_tab_keeps_the_other_tabs_notebooks(edited, pythons, command):
+def test_one_tab_keeps_the_other_tabs_launch_notebooks(edited, pythons, command):
     root = edited[0]
-    others = launch_files(root, ("mxnet", "tensorflow"))
+    others = notebook_files(root, "launch", ("mxnet", "tensorflow"))
     assert len(others) > 10
     result = build(root, command, "--tab", "pytorch", *pythons)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert launch_files(root, ("mxnet", "tensorflow")) == others
-    assert launch_files(root, ("pytorch",))
+    assert notebook_files(root, "launch", ("mxnet", "tensorflow")) == others
+    assert notebook_files(root, "launch", ("pytorch",))
 
 
 def test_notebooks_for_one_tab_keep_the_other_tabs_notebooks(edited):
     root = edited[0]
     assert build(root, "notebooks").returncode == 0
-    others = launch_files(root, ("mxnet", "tensorflow"), "notebooks")
+    others = notebook_files(root, "notebooks", ("mxnet", "tensorflow"))
     stale = root / "_build" / "notebooks" / "pytorch" / "chapter_gpu" / "old.ipynb"
     stale.write_text("{}")
     result = build(root, "notebooks", "--tab", "pytorch")
     assert result.returncode == 0, result.stdout + result.stderr
-    assert launch_files(root, ("mxnet", "tensorflow"), "notebooks") == others
+    assert notebook_files(root, "notebooks", ("mxnet", "tensorflow")) == others
     assert not stale.exists() and "1 stale removed" in result.stdout
 
 
@@ -212,16 +214,21 @@ def test_every_command_that_writes_build_waits_for_the_lock(edited, pythons, com
         + f"\nUne ligne de plus pour {' '.join(command) or 'la construction'}.\n",
         encoding="utf-8")
     before = build_files(root)
-    with open(root / "_build" / ".lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        process = subprocess.Popen(
-            [sys.executable, str(root / "build.py"), *command,
-             *(pythons if command != ["notebooks"] else [])],
-            cwd=root, env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"),
-            stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lock = open(root / "_build" / ".lock", "w")
+    fcntl.flock(lock, fcntl.LOCK_EX)   # as another build would
+    process = subprocess.Popen(
+        [sys.executable, str(root / "build.py"), *command,
+         *(pythons if command != ["notebooks"] else [])],
+        cwd=root, env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"),
+        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    try:
         assert process.stdout.readline().startswith("waiting for another build")
         time.sleep(2)
         assert process.poll() is None and build_files(root) == before
-    output = process.communicate(timeout=600)[0]
+        lock.close()
+        output = process.communicate(timeout=600)[0]
+    finally:
+        lock.close()
+        process.kill()
     assert process.returncode == 0, output
     assert build_files(root) != before   # it did write, once the lock was free
