@@ -50,7 +50,7 @@ def main() -> None:
         problems = sorted(set(problems) | set(check_book(book, config)))
         times["check"] = time.monotonic() - started
         started = time.monotonic()
-        split = write_notebooks(book.pages(), config.build.tabs, config.build.default_tab, copy)
+        split = write_notebooks(book.pages(), config.build.tabs, copy)
         times["notebooks"] = time.monotonic() - started
         started = time.monotonic()
         write_libraries(book, config)

@@ -1,4 +1,5 @@
-"""Benchmark of `build.py eval`: cold build, no-op, prose edit, PyTorch cell edit, d2l edit.
+"""Benchmark of `build.py eval`: cold build, no-op, prose edit, PyTorch cell edit, d2l edit;
+and of the whole `build.py`: no-op and prose edit (notebooks, eval, launch and HTML).
 
 Run by hand: `.envs/tools/bin/python benchmarks/eval_cache.py [-j N]`. It works on a
 copy of the repository in a temporary folder, with the framework environments of
@@ -21,13 +22,16 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from conftest import copy_repository  # noqa: E402  (the tests' copier: same parts copied)
 
 TABS = ("pytorch", "mxnet", "tensorflow")
+EVAL = ("eval",)
+WHOLE = ()   # build.py without a command: notebooks, eval, launch and HTML
 
 
-def build(root: Path, jobs: int) -> tuple[float, int, list[float]]:
+def build(root: Path, jobs: int,
+          command: tuple[str, ...] = EVAL) -> tuple[float, int, list[float]]:
     """Wall time, notebooks executed, and the seconds of each executed notebook."""
     options = [f"--python={tab}={REPO / '.envs' / tab / 'bin' / 'python'}" for tab in TABS]
     started = time.monotonic()
-    result = subprocess.run([sys.executable, str(root / "build.py"), "eval", "-j", str(jobs),
+    result = subprocess.run([sys.executable, str(root / "build.py"), *command, "-j", str(jobs),
                              *options], cwd=root, capture_output=True, text=True,
                             env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"))
     wall = time.monotonic() - started
@@ -62,6 +66,12 @@ def main() -> None:
         rows.append(("no-op rebuild", *build(root, jobs)[:2], "target ≤ 0.5 s"))
         edit(section, "Un tenseur vit toujours quelque part", "Un tenseur se trouve toujours quelque part")
         rows.append(("prose edit", *build(root, jobs)[:2], "target ≤ 1 s, 0 executed"))
+        build(root, jobs, WHOLE)   # writes the notebooks, launch notebooks and site once
+        rows.append(("whole build, no-op", *build(root, jobs, WHOLE)[:2], "as fast as before"))
+        edit(section, "Certains exemples parlent",
+             "Un paragraphe ajouté.\n\nCertains exemples parlent")
+        rows.append(("whole build, prose edit", *build(root, jobs, WHOLE)[:2],
+                     "target ≤ 1.5 s, 0 executed"))
         edit(section, "X = torch.ones(2, 3, device=try_gpu())",
              "X = torch.ones(2, 3, device=try_gpu())  # edited")
         rows.append(("one PyTorch cell edit", *build(root, jobs)[:2], "1 executed"))

@@ -227,7 +227,7 @@ def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Bo
                      f"{', '.join(section.tabs)})")
         print(line, flush=True)
 
-    result = write_notebooks(sections, tabs, config.build.default_tab, root, progress,
+    result = write_notebooks(sections, tabs, root, progress,
                              prune=not (args.only or args.gpu_only))
     made = len(result.written) + len(result.unchanged)
     print(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
@@ -282,34 +282,33 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
              for section, tab in section_tabs(config, sections, tabs)]
     order = {id(task): number for number, task in enumerate(tasks)}
     isolate_jupyter(root)
-    with build_lock(root):
-        needed = list(dict.fromkeys(t.tab for t in tasks))
-        # Probing imports each framework (seconds each): do them side by side.
-        with ThreadPoolExecutor(max(len(needed), 1)) as pool:
-            runtimes = dict(zip(needed, pool.map(
-                lambda tab: prepare_runtime(root, tab, pythons.get(tab)), needed)))
-        frameworks = framework_infos(runtimes, gpus)
-        # The GPU job must not run a framework that cannot use the GPUs: it would
-        # only prove that the CPU works.
-        blocked = {tab for tab, info in frameworks.items()
-                   if args.require_gpu and info.gpus_seen == 0}
-        skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
-        jobs = args.jobs or default_jobs(config.execute.jobs)
-        executor = Executor(root, runtimes, gpus, jobs, config.execute.timeout, args.force,
-                            colour=sys.stdout.isatty())
-        libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
-                     for tab in runtimes}
-        queue = executor.plan([t for t in tasks if t not in skipped], libraries)
-        print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue) - len(skipped)} cached, "
-              f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels"
-              + (f", {len(skipped)} skipped" if skipped else ""), flush=True)
-        try:
-            executor.run(queue)
-        except KeyboardInterrupt:
-            print("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
-                  "previous results", file=sys.stderr)
-            return 130
-        executor.outcomes += [Outcome(task, "skipped") for task in skipped]
+    needed = list(dict.fromkeys(t.tab for t in tasks))
+    # Probing imports each framework (seconds each): do them side by side.
+    with ThreadPoolExecutor(max(len(needed), 1)) as pool:
+        runtimes = dict(zip(needed, pool.map(
+            lambda tab: prepare_runtime(root, tab, pythons.get(tab)), needed)))
+    frameworks = framework_infos(runtimes, gpus)
+    # The GPU job must not run a framework that cannot use the GPUs: it would
+    # only prove that the CPU works.
+    blocked = {tab for tab, info in frameworks.items()
+               if args.require_gpu and info.gpus_seen == 0}
+    skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
+    jobs = args.jobs or default_jobs(config.execute.jobs)
+    executor = Executor(root, runtimes, gpus, jobs, config.execute.timeout, args.force,
+                        colour=sys.stdout.isatty())
+    libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
+                 for tab in runtimes}
+    queue = executor.plan([t for t in tasks if t not in skipped], libraries)
+    print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue) - len(skipped)} cached, "
+          f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels"
+          + (f", {len(skipped)} skipped" if skipped else ""), flush=True)
+    try:
+        executor.run(queue)
+    except KeyboardInterrupt:
+        print("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
+              "previous results", file=sys.stderr)
+        return 130
+    executor.outcomes += [Outcome(task, "skipped") for task in skipped]
     outcomes = sorted(executor.outcomes, key=lambda o: order[id(o.task)])
     print(summary_table(outcomes, tabs))
     failed = [o for o in outcomes if o.status == "failed"]
@@ -356,10 +355,10 @@ def run_of(root: Path, outcome: Outcome) -> Run:
 
 def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
     started = time.monotonic()
-    pairs = section_tabs(config, sections_of(book, args),
-                         selected_tabs(config, args.tab))
+    tabs = selected_tabs(config, args.tab)
+    pairs = section_tabs(config, sections_of(book, args), tabs)
     result = write_launch_notebooks(config, number_book(book), pairs, root / EVAL_DIR,
-                                    prune=not (args.only or args.gpu_only))
+                                    prune=() if args.only or args.gpu_only else tabs)
     for section, tab in result.missing:
         print(f"launch: {section.source} [{tab}] has no executed notebook — "
               "run `python3 build.py eval` and fix its errors", file=sys.stderr)
@@ -426,20 +425,25 @@ def main(argv: list[str], root: Path) -> int:
         loaded = load_checked_book(root, args.strict)
         if loaded is None:
             return 1
-        if args.command == "eval":
-            return run_eval(root, args, *loaded)
-        if args.command == "notebooks":
-            return run_notebooks(root, args, *loaded)
-        if args.command == "launch":
-            return run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
         if args.command == "html":
             args.only = None   # the site always holds every page: links must resolve
-            return (run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+        # Bad --tab or --only values stop here, before the lock creates _build/.
+        selected_tabs(loaded[0], args.tab)
+        sections_of(loaded[1], args)
+        with build_lock(root):   # once for the whole command: each stage below writes _build/
+            if args.command == "eval":
+                return run_eval(root, args, *loaded)
+            if args.command == "notebooks":
+                return run_notebooks(root, args, *loaded)
+            if args.command == "launch":
+                return run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+            if args.command == "html":
+                return (run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
+                        or run_html(root, args, *loaded))
+            # The whole build: checks, library check, notebooks, execution, launch, HTML.
+            return (_report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded)
+                    or run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
                     or run_html(root, args, *loaded))
-        # The whole build: checks, library check, notebooks, execution, launch, HTML.
-        return (_report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded)
-                or run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
-                or run_html(root, args, *loaded))
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
             OutError, RenderError) as err:
         print(f"error: {err}", file=sys.stderr)

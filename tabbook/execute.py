@@ -2,9 +2,12 @@
 
 A notebook runs again only when its cache key changes: the tab, its code after
 splitting, that tab's d2l file, the environment's exact packages, the GPU
-class. Results are written atomically; a failed or interrupted notebook caches
-nothing and keeps its previous good result. Up to `jobs` kernels run at once,
-longest first, and a section gets up to its ``#gpus(N)`` GPUs.
+class. The cache keeps, with the key, each code cell's outputs by cell id; every
+eval writes each executed notebook afresh from today's split with those outputs
+merged in, so prose, headings and .md lines are always current and a prose edit
+runs nothing. Results are written atomically; a failed or interrupted notebook
+caches nothing and keeps its previous good result. Up to `jobs` kernels run at
+once, longest first, and a section gets up to its ``#gpus(N)`` GPUs.
 """
 from __future__ import annotations
 
@@ -26,14 +29,14 @@ from pathlib import Path
 import nbformat
 
 from .devices import PROBE, read_probe
-from .files import atomic_write
+from .files import atomic_write, write_if_changed
 from .kernels import Gpu, Runtime, gpu_class
 from .model import Section
 from .split import METADATA_KEY
 
 EVAL_DIR = Path("_build") / "eval"
 CACHE_DIR = Path("_build") / "cache"
-CACHE_FORMAT = 2   # 2: provenance records the devices the code used
+CACHE_FORMAT = 3   # 2: provenance records the devices the code used; 3: outputs by cell id
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TRACEBACK_LINE = re.compile(r"(?:Cell In\[\d+\]|<cell line: \d+>|input-\d+-\w+), line (\d+)")
 
@@ -85,6 +88,40 @@ def read_record(root: Path, task: Task) -> dict:
         return {}
 
 
+def cell_results(notebook: nbformat.NotebookNode) -> dict[str, dict]:
+    """What the cache keeps of each executed code cell, by cell id."""
+    return {cell.id: {"execution_count": cell.execution_count, "outputs": cell.outputs,
+                      "execution": cell.metadata.get("execution", {}),
+                      "seconds": cell.metadata[METADATA_KEY].get("seconds", 0.0)}
+            for cell in notebook.cells if cell.cell_type == "code"}
+
+
+def merge_record(notebook: nbformat.NotebookNode, record: dict) -> nbformat.NotebookNode:
+    """The split `notebook` with the outputs, timings and provenance of its cache `record`.
+
+    As jupyter-cache's merge_match_into_notebook: prose, headings and .md lines
+    come from today's split, outputs from the run whose key matches (same code,
+    hence the same cell ids).
+    """
+    merged = copy.deepcopy(notebook)
+    for cell in merged.cells:
+        result = record["cells"].get(cell.id) if cell.cell_type == "code" else None
+        if result:
+            cell.execution_count = result["execution_count"]
+            cell.outputs = nbformat.from_dict(result["outputs"])
+            cell.metadata["execution"] = result["execution"]
+            cell.metadata[METADATA_KEY]["seconds"] = result["seconds"]
+    merged.metadata.update(nbformat.from_dict(record["kernel"]))
+    merged.metadata[METADATA_KEY]["provenance"] = nbformat.from_dict(record["provenance"])
+    return merged
+
+
+def write_executed(root: Path, task: Task, record: dict) -> None:
+    """Write the executed notebook of `task` from its record (only if its bytes change)."""
+    write_if_changed(eval_path(root, task),
+                     nbformat.writes(merge_record(task.notebook, record)) + "\n")
+
+
 def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
 
@@ -107,15 +144,15 @@ class Executor:
 
     # -- planning -------------------------------------------------------------
     def plan(self, tasks: list[Task], library_texts: dict[str, str]) -> list[Task]:
-        """Key every task; record cached ones; return those to run, longest first."""
+        """Key every task; write cached ones from the cache; return the others, longest first."""
         gpus = gpu_class(self.gpus)
         to_run = []
         for task in tasks:
             task.key = cache_key(task, self.runtimes[task.tab], library_texts[task.tab], gpus)
             record = read_record(self.root, task)
             task.estimate = float(record.get("seconds", 0.0))
-            if not self.force and record.get("key") == task.key and \
-                    eval_path(self.root, task).is_file():
+            if not self.force and record.get("key") == task.key:
+                write_executed(self.root, task, record)
                 self.outcomes.append(Outcome(task, "cached", task.estimate))
             else:
                 to_run.append(task)
@@ -329,7 +366,7 @@ class Executor:
         runtime = self.runtimes[task.tab]
         devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
                     "cuda": g.cuda} for g in self.gpus if g.index in granted]
-        notebook.metadata[METADATA_KEY]["provenance"] = {
+        provenance = {
             "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
             "framework": task.tab, "framework_version": runtime.framework_version,
             "python": runtime.python_version, "devices": devices or "CPU",
@@ -338,9 +375,14 @@ class Executor:
                              for c in notebook.cells if c.cell_type == "code"],
             "total_seconds": round(seconds, 3),
         }
-        atomic_write(eval_path(self.root, task), nbformat.writes(notebook) + "\n")
-        atomic_write(_record_path(self.root, task),
-                     json.dumps({"key": task.key, "seconds": round(seconds, 3)}) + "\n")
+        record = {"key": task.key, "seconds": round(seconds, 3),
+                  "kernel": {name: notebook.metadata[name]
+                             for name in ("kernelspec", "language_info")},
+                  "provenance": provenance, "cells": cell_results(notebook)}
+        # The record first: should the build stop in between, the next eval writes
+        # the notebook from it.
+        atomic_write(_record_path(self.root, task), json.dumps(record) + "\n")
+        write_executed(self.root, task, record)
 
 
 def summary_table(outcomes: list[Outcome], tabs: tuple[str, ...]) -> str:

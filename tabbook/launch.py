@@ -247,8 +247,12 @@ def launch_path(root: Path, tab: str, section: Section) -> Path:
 
 
 def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[Section, str]],
-                           eval_dir: Path, prune: bool = False) -> LaunchResult:
-    """Write the launch notebooks of the (section, tab) pairs from `eval_dir`."""
+                           eval_dir: Path, prune: tuple[str, ...] = ()) -> LaunchResult:
+    """Write the launch notebooks of the (section, tab) pairs from `eval_dir`.
+
+    The notebooks of the `prune` tabs that no pair produces are removed; other
+    tabs' notebooks are never touched.
+    """
     root = config.root
     result = LaunchResult([], [], [])
     kept = set()
@@ -265,8 +269,8 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
         kept.add(path)
         changed = write_if_changed(path, nbformat.writes(notebook) + "\n")
         (result.written if changed else result.unchanged).append(path)
-    if prune:
-        for path in sorted((root / LAUNCH_DIR).rglob("*.ipynb")):
+    for tab in prune:
+        for path in sorted((root / LAUNCH_DIR / tab).rglob("*.ipynb")):
             if path not in kept:
                 path.unlink()
     return result

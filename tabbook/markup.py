@@ -8,6 +8,7 @@ Math becomes MathML here, at build time: pages need no script or network for it.
 from __future__ import annotations
 
 import base64
+import functools
 import hashlib
 import html
 import posixpath
@@ -48,14 +49,17 @@ def _markdown() -> MarkdownIt:
 
 
 MARKDOWN = _markdown()
+# One formatter for every block: building one computes its whole style sheet.
+CODE_FORMATTER = HtmlFormatter(nowrap=True)
 
 
+@functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
 def highlight_code(source: str, language: str = "python") -> str:
     try:
         lexer = get_lexer_by_name(language or "text")
     except ClassNotFound:
         lexer = TextLexer()
-    body = highlight(source, lexer, HtmlFormatter(nowrap=True))
+    body = highlight(source, lexer, CODE_FORMATTER)
     return f'<pre class="code highlight" data-lang="{html.escape(language)}"><code>{body}</code></pre>'
 
 

@@ -27,8 +27,7 @@ from .launch import (FRAMEWORK_NAMES, LAUNCH_DIR, has_launch_notebook, launch_li
 from .markup import PageContext, highlight_code, render_outputs, render_prose
 from .model import ALL_TABS, Book, CellKind, Section
 from .numbering import Numbers, number_book
-from .pycode import analyse
-from .split import METADATA_KEY
+from .split import METADATA_KEY, code_cells
 
 ASSETS = Path(__file__).parent / "assets"
 
@@ -72,11 +71,6 @@ def _executed(site: Site, section: Section, tab: str) -> nbformat.NotebookNode:
     return nbformat.read(path, as_version=4)
 
 
-def _code_cells_by_line(notebook) -> dict[int, nbformat.NotebookNode]:
-    return {cell.metadata[METADATA_KEY]["lines"][0]: cell for cell in notebook.cells
-            if cell.cell_type == "code" and cell.metadata.get(METADATA_KEY, {}).get("lines")}
-
-
 def _fence_language(info: str) -> str:
     word = info.strip().strip("{}").split()[0] if info.strip().strip("{}") else "text"
     return word.lstrip(".")
@@ -85,9 +79,12 @@ def _fence_language(info: str) -> str:
 def _blocks(site: Site, section: Section, page_tabs: list[str], ctx: PageContext,
             notebooks: dict[str, nbformat.NotebookNode]) -> list[str | dict[str, str]]:
     """The page as a list of common HTML strings and {tab: HTML} fragments."""
-    cells_by_line = {tab: _code_cells_by_line(nb) for tab, nb in notebooks.items()}
+    # A model cell's code for each tab, and its executed cell found by cell id.
+    code = {tab: code_cells(section, tab) for tab in page_tabs}
+    executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
+                for tab, nb in notebooks.items()}
     blocks: list[str | dict[str, str]] = []
-    for cell in section.cells:
+    for position, cell in enumerate(section.cells):
         tabs = [t for t in page_tabs if cell.in_tab(t)]
         if not tabs:
             continue
@@ -101,15 +98,13 @@ def _blocks(site: Site, section: Section, page_tabs: list[str], ctx: PageContext
                        for tab in tabs}
         else:
             per_tab = {}
-            last_line = cell.line + cell.source.count("\n")
             for tab in tabs:
-                code = analyse(cell.source).resolve(tab).text.strip("\n")
-                if not code.strip():
+                code_cell = code[tab].get(position)
+                if code_cell is None:   # nothing left for this tab once tab.selected is resolved
                     continue
-                executed = next((c for line, c in cells_by_line[tab].items()
-                                 if cell.line <= line <= last_line), None)
-                outputs = render_outputs(executed.outputs, ctx) if executed else ""
-                per_tab[tab] = (f'<div class="cell">{highlight_code(code)}'
+                run = executed[tab].get(code_cell.id)
+                outputs = render_outputs(run.outputs, ctx) if run else ""
+                per_tab[tab] = (f'<div class="cell">{highlight_code(code_cell.source)}'
                                 f'{f"<div class=outputs>{outputs}</div>" if outputs else ""}</div>')
         if not per_tab:
             continue

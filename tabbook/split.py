@@ -4,9 +4,15 @@ A notebook holds what a student of that framework needs and nothing else: the
 cells of its tab and of `all`, its prose, the tab.selected branches resolved,
 no `%%tab` line, no tab declaration cell, no slide marks. Each code cell keeps
 the .md lines it comes from, so later stages can point errors at the source.
+
+Every cell gets an identity that survives prose edits (see `CellIds`), as its
+nbformat id and, for code cells, in its ``tabbook`` metadata beside the lines:
+the execution cache and the HTML find a cell's outputs by it, never by .md line.
 """
 from __future__ import annotations
 
+import collections
+import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,6 +28,54 @@ NOTEBOOKS_DIR = Path("_build") / "notebooks"
 METADATA_KEY = "tabbook"
 
 
+class CellIds:
+    """The cell ids of one notebook: ``<kind>-<hash of the text>-<occurrence>``.
+
+    Derived from the text alone, a code cell's id changes only when its code
+    does, so inserting prose moves no output; the occurrence number tells
+    identical cells of a notebook apart.
+    """
+
+    def __init__(self) -> None:
+        self._seen: collections.Counter = collections.Counter()
+
+    def __call__(self, kind: str, text: str) -> str:
+        digest = hashlib.sha256(text.encode()).hexdigest()[:12]
+        self._seen[kind, digest] += 1
+        return f"{kind}-{digest}-{self._seen[kind, digest]}"
+
+
+@dataclass(frozen=True)
+class CodeCell:
+    """A code cell of one tab's notebook."""
+    source: str
+    """The code for the tab: tab.selected resolved, no %%tab line."""
+    lines: list[int]
+    """The .md line of each line of `source`."""
+    id: str
+
+
+def code_cells(section: Section, tab: str) -> dict[int, CodeCell]:
+    """The code cells of `section`'s notebook for `tab`, by position in ``section.cells``.
+
+    The one place code cell ids are given: the split writes them, the HTML
+    looks the executed cells up with them.
+    """
+    ids = CellIds()
+    cells = {}
+    for position, cell in enumerate(section.cells):
+        if cell.kind is not CellKind.CODE or not cell.in_tab(tab):
+            continue
+        resolved = analyse(cell.source).resolve(tab)
+        source = resolved.text.strip("\n")
+        if not source.strip():
+            continue
+        first = next(i for i, line in enumerate(resolved.lines) if line.strip())
+        lines = [cell.line + o for o in resolved.origins[first:]][:source.count("\n") + 1]
+        cells[position] = CodeCell(source, lines, ids("code", source))
+    return cells
+
+
 def _fence(info: str, body: str) -> str:
     longest = max((len(run) for run in re.findall(r"`+", body)), default=0)
     marker = "`" * max(3, longest + 1)
@@ -30,44 +84,46 @@ def _fence(info: str, body: str) -> str:
 
 def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
     """The notebook of `section` for `tab` (the caller checks the section has that tab)."""
+    code = code_cells(section, tab)
+    ids = CellIds()
     cells = []
     markdown: list[str] = []
 
+    # Cells are built as plain dicts: nbformat's constructors validate each cell,
+    # which the no-op build would pay for every notebook; writing validates anyway.
     def flush_markdown() -> None:
         if markdown:
-            cells.append(nbformat.v4.new_markdown_cell("\n\n".join(markdown)))
+            text = "\n\n".join(markdown)
+            cells.append({"cell_type": "markdown", "id": ids("md", text), "metadata": {},
+                          "source": text})
             markdown.clear()
 
-    for cell in section.cells:
+    for position, cell in enumerate(section.cells):
         if not cell.in_tab(tab):
             continue
         if cell.kind is CellKind.PROSE:
             markdown.append(strip_slide_marks(cell.source))
         elif cell.kind is CellKind.DISPLAY:
             markdown.append(_fence(cell.fence, cell.source))
-        else:
-            resolved = analyse(cell.source).resolve(tab)
-            if not resolved.text.strip():
-                continue
+        elif position in code:
             flush_markdown()
-            code = nbformat.v4.new_code_cell(resolved.text.strip("\n"))
-            first = next(i for i, line in enumerate(resolved.lines) if line.strip())
-            code.metadata[METADATA_KEY] = {
-                "lines": [cell.line + o for o in resolved.origins[first:]
-                          ][:len(code.source.split("\n"))]}
-            cells.append(code)
+            code_cell = code[position]
+            cells.append({"cell_type": "code", "id": code_cell.id, "execution_count": None,
+                          "metadata": {METADATA_KEY: {"id": code_cell.id,
+                                                      "lines": code_cell.lines}},
+                          "outputs": [], "source": code_cell.source})
     flush_markdown()
-    for number, cell in enumerate(cells):
-        cell.id = f"cell-{number}"   # stable ids: same sources give the same bytes
-    notebook = nbformat.v4.new_notebook(cells=cells)
-    notebook.metadata = {
-        "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
-                       "language": "python"},
-        "language_info": {"name": "python"},
-        METADATA_KEY: {"tab": tab, "source": section.source, "title": section.title,
-                       "required_libs": list(section.required_libs), "gpus": section.gpus},
-    }
-    return notebook
+    return nbformat.from_dict({
+        "nbformat": nbformat.v4.nbformat, "nbformat_minor": nbformat.v4.nbformat_minor,
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
+                           "language": "python"},
+            "language_info": {"name": "python"},
+            METADATA_KEY: {"tab": tab, "source": section.source, "title": section.title,
+                           "required_libs": list(section.required_libs),
+                           "gpus": section.gpus},
+        }})
 
 
 def notebook_path(build_root: Path, tab: str, section: Section) -> Path:
@@ -82,7 +138,7 @@ class SplitResult:
     removed: list[Path]
 
 
-def write_notebooks(sections: list[Section], tabs: tuple[str, ...], default_tab: str,
+def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
                     build_root: Path, progress=None, prune: bool = False) -> SplitResult:
     """Write the notebooks of `sections` for `tabs` under ``_build/notebooks``.
 

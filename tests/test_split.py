@@ -9,7 +9,7 @@ import pytest
 from conftest import DECLARE, SHARED, md
 from tabbook.parse import parse_section
 from tabbook.pycode import analyse
-from tabbook.split import split_section, write_notebooks
+from tabbook.split import code_cells, split_section, write_notebooks
 
 TABS = ("pytorch", "mxnet", "tensorflow")
 
@@ -209,6 +209,36 @@ def test_notebook_metadata_lines_and_validity(tmp_path):
     assert "%load_ext" not in nbformat.writes(notebook)
 
 
+def test_cell_ids_follow_the_code_not_its_place(tmp_path):
+    cell = "```{{.python .input}}\n%%tab all\n{}\n```"
+    text = md(DECLARE, "# Titre", "Du texte.", cell.format("x = 1"), "Encore du texte.",
+              cell.format("x = 1"), cell.format("print(x)"))
+    notebook = split_section(section_from(tmp_path, text), "pytorch")
+    nbformat.validate(notebook)
+    codes = [c for c in notebook.cells if c.cell_type == "code"]
+    ids = [c.id for c in codes]
+    # Identical code: one hash, told apart by the occurrence number.
+    assert len(set(ids)) == 3 and ids[0].rsplit("-", 1)[0] == ids[1].rsplit("-", 1)[0]
+    assert len({c.id for c in notebook.cells}) == len(notebook.cells)
+
+    inserted = text.replace("Du texte.", "Du texte.\n\nUn paragraphe de plus.\n\nEt un autre.")
+    section = section_from(tmp_path, inserted)
+    edited = split_section(section, "pytorch")
+    assert [c.id for c in edited.cells if c.cell_type == "code"] == ids
+    assert [c.metadata["tabbook"]["id"] for c in edited.cells if c.cell_type == "code"] == ids
+    assert [c.metadata["tabbook"]["lines"][0] for c in edited.cells if c.cell_type == "code"] \
+        == [c.metadata["tabbook"]["lines"][0] + 4 for c in codes]
+    # The ids a later stage computes for the model's cells are the notebook's.
+    assert [c.id for c in code_cells(section, "pytorch").values()] == ids
+    # Markdown cells too: the same sources give the same bytes.
+    assert nbformat.writes(split_section(section, "pytorch")) == nbformat.writes(edited)
+    # Editing a cell changes its id only.
+    changed = split_section(section_from(tmp_path, inserted.replace("print(x)", "print(-x)")),
+                            "pytorch")
+    changed_ids = [c.id for c in changed.cells if c.cell_type == "code"]
+    assert changed_ids[:2] == ids[:2] and changed_ids[2] != ids[2]
+
+
 def test_a_section_lacking_a_tab_gets_no_notebook_for_it(tmp_path):
     section = section_from(tmp_path, md("""
         ```{.python .input}
@@ -223,12 +253,12 @@ def test_a_section_lacking_a_tab_gets_no_notebook_for_it(tmp_path):
         a = 1
         ```
     """))
-    result = write_notebooks([section], ("pytorch", "mxnet", "tensorflow"), "pytorch", tmp_path)
+    result = write_notebooks([section], ("pytorch", "mxnet", "tensorflow"), tmp_path)
     names = sorted(p.relative_to(tmp_path).as_posix() for p in result.written)
     assert names == ["_build/notebooks/mxnet/sec.ipynb", "_build/notebooks/pytorch/sec.ipynb"]
     assert [(s.name, tab) for s, tab in result.missing_tabs] == [("sec", "tensorflow")]
     assert not (tmp_path / "_build/notebooks/tensorflow").exists()
-    again = write_notebooks([section], ("pytorch", "mxnet"), "pytorch", tmp_path)
+    again = write_notebooks([section], ("pytorch", "mxnet"), tmp_path)
     assert again.written == [] and len(again.unchanged) == 2
 
 
