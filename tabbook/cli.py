@@ -384,8 +384,10 @@ def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -
 
     result = render_site(book, config, tabs, root / EVAL_DIR, progress)
     site = result.folder.relative_to(root).as_posix()
+    done = "search index built" if result.rendered else \
+        "unchanged: nothing it is made from changed"
     print(f"html: {result.pages} pages in {site}/ ({'one framework, no tabs' if len(tabs) == 1 else ', '.join(tabs)}), "
-          f"search index built, {time.monotonic() - started:.1f} s — open {site}/index.html")
+          f"{done}, {time.monotonic() - started:.1f} s — open {site}/index.html")
     if getattr(args, "out", None):
         copied = copy_tree(result.folder, args.out)
         print(f"html: {copied} files copied to {args.out}")

@@ -100,26 +100,34 @@ def probe(python: Path, modules: list[str]) -> dict:
     return json.loads(result.stdout.strip().split("\n")[-1])
 
 
+def _signature(python: Path, site: Path, modules: list[str]) -> list:
+    """What a probe's result depends on: the interpreter, its packages folder and when
+    that folder last changed (pip install, uninstall), the modules asked about."""
+    return [str(python), str(site), site.stat().st_mtime_ns if site.exists() else 0,
+            python.stat().st_mtime_ns if python.exists() else 0, modules]
+
+
 def _cached_probe(root: Path, tab: str, python: Path, modules: list[str]) -> dict:
     """Probe an interpreter, again only when its packages folder changed.
 
     Importing a framework takes seconds; a build that finds everything cached
     should not pay that.
     """
+    record = root / "_build" / "cache" / f"runtime-{tab}.json"
+    try:
+        cached = json.loads(record.read_text())
+        # The packages folder recorded last time, unchanged since: no interpreter to start.
+        site = Path(cached["signature"][1])
+        if cached["signature"] == _signature(python, site, modules):
+            return cached["probe"]
+    except (OSError, ValueError, KeyError, IndexError, TypeError):   # none, or another format
+        pass
     where = subprocess.run([str(python), "-c", "import sysconfig; "
                             "print(sysconfig.get_paths()['purelib'])"],
                            capture_output=True, text=True, timeout=60)
     if where.returncode != 0:
         raise RuntimeSetupError(f"{python} does not run: {where.stderr.strip()[-300:]}")
-    site = Path(where.stdout.strip())
-    signature = [str(python), site.stat().st_mtime_ns if site.exists() else 0, modules]
-    record = root / "_build" / "cache" / f"runtime-{tab}.json"
-    try:
-        cached = json.loads(record.read_text())
-        if cached["signature"] == signature:
-            return cached["probe"]
-    except (OSError, ValueError, KeyError):
-        pass
+    signature = _signature(python, Path(where.stdout.strip()), modules)
     found = probe(python, modules)
     if not found["missing"]:
         record.parent.mkdir(parents=True, exist_ok=True)

@@ -9,6 +9,7 @@ A site built for one tab has no tab interface at all.
 from __future__ import annotations
 
 import datetime
+import hashlib
 import html
 import json
 import re
@@ -359,13 +360,46 @@ def _index_search(folder: Path) -> None:
 class RenderResult:
     folder: Path
     pages: int
-    seconds_by_page: dict[str, float]
+    rendered: bool = True
+    """False when the site was already made from the same inputs and was kept."""
+
+
+INPUTS_STAMP = ".inputs"   # in the site folder: the fingerprint of what it was made from
+
+
+def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
+                        eval_dir: Path) -> str:
+    """A hash of everything a site is made from: this renderer's code and assets, the
+    config, every page's source and the files it shows, the executed and launch notebooks."""
+    root = config.root.resolve()
+    files = set(Path(__file__).parent.rglob("*.py")) | set(ASSETS.rglob("*")) | \
+        {root / "config.ini", Path(__file__).parents[1] / "requirements" / "tools.txt"}
+    for section in book.pages():
+        base = (book.root / section.path).parent
+        files.add(book.root / section.path)
+        files.update(base / image.path for image in section.images)
+        if section.bibliography:
+            files.add(base / section.bibliography.path)
+    for tab in tabs:
+        files.update((eval_dir / tab).rglob("*.ipynb"))
+        files.update((root / LAUNCH_DIR / tab).rglob("*.ipynb"))
+    digest = hashlib.sha256(repr(tabs).encode())
+    for file in sorted(f.resolve() for f in files if f.is_file()):
+        digest.update(str(file).encode() + b"\0" + file.read_bytes())
+    return digest.hexdigest()
 
 
 def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Path,
                 progress=None) -> RenderResult:
-    """Render the book for `tabs` into its site folder; the old site stays until done."""
+    """Render the book for `tabs` into its site folder; the old site stays until done.
+
+    A site made from the very same inputs is kept as it is (`RenderResult.rendered` False).
+    """
     final = site_dir(config.root, tabs, config)
+    fingerprint = _inputs_fingerprint(book, config, tabs, eval_dir)
+    stamp = final / INPUTS_STAMP
+    if stamp.is_file() and stamp.read_text() == fingerprint:
+        return RenderResult(final, len(book.pages()), rendered=False)
     staging = final.with_name(final.name + ".new")
     if staging.exists():
         shutil.rmtree(staging)
@@ -393,6 +427,7 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Pat
             shutil.copytree(source, staging / "notebooks" / tab)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging)
+    (staging / INPUTS_STAMP).write_text(fingerprint)
     # Swap in the new site only now: a failure above leaves the previous one intact.
     if final.exists():
         old = final.with_name(final.name + ".old")
@@ -403,4 +438,4 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Pat
         shutil.rmtree(old)
     else:
         staging.rename(final)
-    return RenderResult(final, len(pages), timings)
+    return RenderResult(final, len(pages))
