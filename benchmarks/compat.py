@@ -32,7 +32,7 @@ from tabbook.split import write_notebooks  # noqa: E402
 
 def problem_kind(message: str) -> str:
     """A warning's kind: its message without names, numbers and places."""
-    kind = re.sub(r"'[^']*'|\S+\.md:\d+|\d+", "…", message.split(" — ")[0])
+    kind = re.sub(r"'[^']*'|\S+\.md:\d+|\b\d+\b", "…", message.split(" — ")[0])
     return re.sub(r"^\S+:\d+:( \[[^]]*\])?", "", kind).strip()
 
 
