@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .model import Section
+
 ENTRY_START = re.compile(r"@(\w+)\s*\{\s*([^,\s]+)\s*,")
 FIELD_NAME = re.compile(r"\s*,?\s*(\w+)\s*=\s*")
 
@@ -66,4 +68,17 @@ def read_bibliography(path: Path) -> dict[str, Entry]:
             value, index = _value(text, name.end())
             fields[name.group(1).lower()] = _plain(value)
         entries[match.group(2)] = Entry(match.group(2), match.group(1).lower(), fields)
+    return entries
+
+
+def entries_by_page(root: Path, sections: list[Section]) -> dict[str, tuple[str, Entry]]:
+    """Key -> (name of the page whose ``:bibliography:`` file holds it, the entry), for
+    every bibliography of `sections` that exists (a missing one is a check error)."""
+    entries: dict[str, tuple[str, Entry]] = {}
+    for section in sections:
+        if section.bibliography:
+            file = (root / section.path).parent / section.bibliography.path
+            if file.is_file():
+                entries.update((key, (section.name, entry))
+                               for key, entry in read_bibliography(file).items())
     return entries

@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections import defaultdict
 from pathlib import Path
 
-from .bibliography import read_bibliography
+from .bibliography import entries_by_page
 from .config import Config
 from .model import ALL_TABS, Book, CellKind, Problem, Section
 from .pycode import analyse, compile_issue, saved_definitions, unsaved_rest
@@ -155,11 +155,7 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
 
 def _citation_problems(sections: list[Section], book: Book) -> list[Problem]:
     """Citations of works that no bibliography of the book holds (shown as their key)."""
-    known: set[str] = set()
-    for section in sections:
-        if section.bibliography:
-            file = (book.root / section.path).parent / section.bibliography.path
-            known |= set(read_bibliography(file)) if file.is_file() else set()
+    known = entries_by_page(book.root, sections)
     return [Problem(section.source, cite.line, f":cite: of {cite.target!r}, which no "
                     ":bibliography: file of the book holds (shown as its key)",
                     "fix the key or add the entry to the .bib file", warning=True)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 from .config import Config
 from .model import Book, Problem, SourceError
-from .pycode import Saved, analyse, saved_definitions
+from .pycode import Saved, analyse, saved_definitions, statement_start
 from .files import write_if_changed
 
 WARNING_LINE = "#################   WARNING   ################"
@@ -76,13 +76,10 @@ def _class(saved: Saved, origin: str) -> Definition:
     """Split a saved class into its header and its members, to accept added methods."""
     lines = saved.text.split("\n")
     node = ast.parse(saved.text).body[0]
-    body_first = min([node.body[0].lineno] + [d.lineno for d in getattr(
-        node.body[0], "decorator_list", [])]) - 1
+    body_first = statement_start(node.body[0])
     members, previous_end = [], body_first
     for statement in node.body:
-        start = min([statement.lineno] + [d.lineno for d in
-                                          getattr(statement, "decorator_list", [])]) - 1
-        start = min(start, previous_end)   # comments just above belong to the member
+        start = min(statement_start(statement), previous_end)   # with the comments above
         name = statement.name if isinstance(statement, (ast.FunctionDef,
                                                         ast.AsyncFunctionDef)) else None
         members.append(Member(name, "\n".join(lines[start:statement.end_lineno]).strip("\n")))

@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .bibliography import Entry, read_bibliography
+from .bibliography import Entry, entries_by_page
 from .model import Book, CellKind, Section
 from .parse import HEADING, IMAGE, LABEL, strip_slide_marks
 
@@ -88,13 +88,7 @@ def number_book(book: Book) -> Numbers:
 
 
 def _cited_works(book: Book, numbers: Numbers) -> None:
-    entries: dict[str, tuple[str, Entry]] = {}
-    for page in book.pages():
-        if page.bibliography:
-            file = (book.root / page.path).parent / page.bibliography.path
-            if file.is_file():
-                entries.update((key, (page.name, entry))
-                               for key, entry in read_bibliography(file).items())
+    entries = entries_by_page(book.root, book.pages())
     for page in book.pages():
         for cite in page.citations:
             if cite.target in entries:

@@ -173,17 +173,18 @@ class _SectionParser:
             at = marks[0]
             mark = TAB_MARK.match(body[at].strip())
             tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
-            if any(text.strip() for text in body[:at]):
+            late = any(text.strip() for text in body[:at])
+            if late:
                 self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
                              "line of the cell (it applies to the whole cell)",
                              "move it to the cell's first line", warning=True)
             for extra in marks[1:]:
                 self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
                              "keep one %%tab (or #@tab) line, on the cell's first line")
-            if not any(text.strip() for text in body[:at]):
-                body, first_line = body[at + 1:], tab_line + 1
-            else:
+            if late:
                 body = body[:at] + [""] + body[at + 1:]   # keep line numbers
+            else:
+                body, first_line = body[at + 1:], tab_line + 1
         self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
 
     def declaration(self, start: int, body: list[str]) -> None:

@@ -235,7 +235,8 @@ def _parse_with_recovery(masked: list[str]) -> tuple[ast.Module | None, CodeIssu
     return None, None
 
 
-def _statement_start(node: ast.stmt) -> int:
+def statement_start(node: ast.stmt) -> int:
+    """0-based line where a statement starts: its first decorator, or itself."""
     decorators = getattr(node, "decorator_list", [])
     return min([node.lineno] + [d.lineno for d in decorators]) - 1
 
@@ -251,7 +252,7 @@ def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] 
         nxt = current.orelse
         if len(nxt) == 1 and isinstance(nxt[0], ast.If) and \
                 lines[nxt[0].lineno - 1].lstrip().startswith("elif"):
-            branches.append(_Branch(header, header_end, _statement_start(nxt[0]) - 1,
+            branches.append(_Branch(header, header_end, statement_start(nxt[0]) - 1,
                                     current.test))
             elifs.add(id(nxt[0]))
             current = nxt[0]
@@ -259,7 +260,7 @@ def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] 
         if not nxt:
             branches.append(_Branch(header, header_end, node.end_lineno - 1, current.test))
             return branches
-        else_line = next(i for i in range(_statement_start(nxt[0]) - 1, header, -1)
+        else_line = next(i for i in range(statement_start(nxt[0]) - 1, header, -1)
                          if ELSE_HEADER.match(lines[i]))
         branches.append(_Branch(header, header_end, else_line - 1, current.test))
         branches.append(_Branch(else_line, else_line, node.end_lineno - 1, None))
@@ -410,7 +411,7 @@ def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]
                                     f"its own ({err.msg})", "put #@save on a top-level line: "
                                     "the end of a def/class line, or alone above the code"))
             continue
-        starts = [_statement_start(node) for node in tree.body]
+        starts = [statement_start(node) for node in tree.body]
         for number, node in enumerate(tree.body):
             first = 0 if number == 0 else starts[number]
             last = starts[number + 1] if number + 1 < len(starts) else len(text)
