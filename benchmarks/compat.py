@@ -27,6 +27,7 @@ from tabbook.check import check_book  # noqa: E402
 from tabbook.config import load_config  # noqa: E402
 from tabbook.library import write_libraries  # noqa: E402
 from tabbook.parse import parse_book  # noqa: E402
+from tabbook.layout import Layout  # noqa: E402
 from tabbook.split import write_notebooks  # noqa: E402
 
 
@@ -50,7 +51,7 @@ def main() -> None:
         problems = sorted(set(problems) | set(check_book(book, config)))
         times["check"] = time.monotonic() - started
         started = time.monotonic()
-        split = write_notebooks(book.pages(), config.build.tabs, copy)
+        split = write_notebooks(book.pages(), config.build.tabs, Layout(copy))
         times["notebooks"] = time.monotonic() - started
         started = time.monotonic()
         write_libraries(book, config)

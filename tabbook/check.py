@@ -22,7 +22,7 @@ def _tab_problems(section: Section, config: Config) -> list[Problem]:
     section_tabs = section.tabs
 
     def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
-        problems.append(Problem(section.source, line, message, fix, tab, warning))
+        problems.append(Problem(section.display_path, line, message, fix, tab, warning))
 
     for tab in section.declared_tabs or ():
         if tab not in book_tabs:
@@ -69,7 +69,7 @@ def _code_problems(section: Section, config: Config,
     section_tabs = [t for t in section.tabs if t in book_tabs]
 
     def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
-        problems.append(Problem(section.source, line, message, fix, tab, warning))
+        problems.append(Problem(section.display_path, line, message, fix, tab, warning))
 
     for cell in section.code_cells():
         for offset, line in enumerate(cell.source.split("\n")):
@@ -123,30 +123,30 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
         for label in section.labels:
             if label.name in labels:
                 path, line = labels[label.name]
-                problems.append(Problem(section.source, label.line,
+                problems.append(Problem(section.display_path, label.line,
                                         f"label {label.name!r} is already defined at "
                                         f"{path}:{line} (references go there)",
                                         "give this label another name", warning=True))
             else:
-                labels[label.name] = (section.source, label.line)
+                labels[label.name] = (section.display_path, label.line)
     for section in sections:
         for ref in section.references:
             if ref.target not in labels:
-                problems.append(Problem(section.source, ref.line,
+                problems.append(Problem(section.display_path, ref.line,
                                         f":{ref.role}: refers to unknown label {ref.target!r} "
                                         "(shown as text)",
                                         "fix the name or add the :label: it refers to",
                                         warning=True))
-        base = (book.root / section.path).parent
+        base = (book.source_root / section.path).parent
         if section.bibliography and not (base / section.bibliography.path).is_file():
-            problems.append(Problem(section.source, section.bibliography.line,
+            problems.append(Problem(section.display_path, section.bibliography.line,
                                     f"bibliography not found: {section.bibliography.path}",
                                     "fix the path (relative to this .md file)"))
         for image in section.images:
             if image.path.startswith(EXTERNAL):
                 continue
             if not (base / image.path).is_file():
-                problems.append(Problem(section.source, image.line,
+                problems.append(Problem(section.display_path, image.line,
                                         f"image not found: {image.path}",
                                         "fix the path (relative to this .md file) or add the file"))
     problems += _citation_problems(sections, book)
@@ -155,8 +155,8 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
 
 def _citation_problems(sections: list[Section], book: Book) -> list[Problem]:
     """Citations of works that no bibliography of the book holds (shown as their key)."""
-    known = entries_by_page(book.root, sections)
-    return [Problem(section.source, cite.line, f":cite: of {cite.target!r}, which no "
+    known = entries_by_page(book.source_root, sections)
+    return [Problem(section.display_path, cite.line, f":cite: of {cite.target!r}, which no "
                     ":bibliography: file of the book holds (shown as its key)",
                     "fix the key or add the entry to the .bib file", warning=True)
             for section in sections for cite in section.citations if cite.target not in known]
@@ -166,11 +166,11 @@ def _orphan_problems(book: Book) -> list[Problem]:
     problems = []
     for orphan in book.orphans:
         owner = orphan.path.parent / "index.md"
-        if not (book.root / owner).is_file() or orphan.path == owner:
+        if not (book.source_root / owner).is_file() or orphan.path == owner:
             owner = book.index.path
         entry = orphan.path.relative_to(owner.parent).with_suffix("").as_posix()
-        owner_source = Path(book.index.source).parent / owner
-        problems.append(Problem(orphan.source, 1, "this section is in no TOC: it is in no "
+        owner_source = Path(book.index.display_path).parent / owner
+        problems.append(Problem(orphan.display_path, 1, "this section is in no TOC: it is in no "
                                 "page, numbering or library",
                                 f"add '{entry}' to the toc block of {owner_source.as_posix()}, "
                                 "or list the file in [build] exclusions", warning=True))

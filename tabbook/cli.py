@@ -15,10 +15,11 @@ from pathlib import Path
 from .check import check_book
 from .config import Config, ConfigError, load_config
 from .environments import ensure_test_tools
-from .execute import EVAL_DIR, Executor, Outcome, Task, eval_path, summary_table
+from .execute import Executor, Outcome, Task, summary_table
 from .kernels import (Runtime, RuntimeSetupError, default_jobs, detect_gpus, framework_gpus,
                       isolate_jupyter, prepare_runtime, python_of)
-from .launch import LAUNCH_DIR, OutError, copy_tree, write_launch_notebooks
+from .launch import OutError, copy_tree, write_launch_notebooks
+from .layout import Layout
 from .library import stale_libraries, write_libraries
 from .model import Book, Problem, Section, SourceError
 from .numbering import number_book
@@ -128,7 +129,7 @@ def selected_sections(book: Book, patterns: list[str] | None,
     for pattern in patterns:
         matches = [s for s in pages if fnmatch.fnmatch(s.name, pattern)
                    or fnmatch.fnmatch(s.path.as_posix(), pattern)
-                   or fnmatch.fnmatch(s.source, pattern)]
+                   or fnmatch.fnmatch(s.display_path, pattern)]
         if not matches:
             raise UsageError(f"--only {pattern}: matches no section"
                              f"{' declaring #gpus(N)' if gpu_only else ''} "
@@ -227,7 +228,7 @@ def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Bo
                      f"{', '.join(section.tabs)})")
         print(line, flush=True)
 
-    result = write_notebooks(sections, tabs, root, progress,
+    result = write_notebooks(sections, tabs, Layout(root), progress,
                              prune=not (args.only or args.gpu_only))
     made = len(result.written) + len(result.unchanged)
     print(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
@@ -240,7 +241,7 @@ def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Bo
 @contextlib.contextmanager
 def build_lock(root: Path):
     """One build at a time in a folder: a second one waits for the first."""
-    path = root / "_build" / ".lock"
+    path = Layout(root).lock
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "w") as handle:
         try:
@@ -281,12 +282,13 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
     tasks = [Task(section, tab, split_section(section, tab))
              for section, tab in section_tabs(config, sections, tabs)]
     order = {id(task): number for number, task in enumerate(tasks)}
-    isolate_jupyter(root)
+    layout = Layout(root)
+    isolate_jupyter(layout)
     needed = list(dict.fromkeys(t.tab for t in tasks))
     # Probing imports each framework (seconds each): do them side by side.
     with ThreadPoolExecutor(max(len(needed), 1)) as pool:
         runtimes = dict(zip(needed, pool.map(
-            lambda tab: prepare_runtime(root, tab, pythons.get(tab)), needed)))
+            lambda tab: prepare_runtime(layout, tab, pythons.get(tab)), needed)))
     frameworks = framework_infos(runtimes, gpus)
     # The GPU job must not run a framework that cannot use the GPUs: it would
     # only prove that the CPU works.
@@ -294,7 +296,7 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
                if args.require_gpu and info.gpus_seen == 0}
     skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
     jobs = args.jobs or default_jobs(config.execute.jobs)
-    executor = Executor(root, runtimes, gpus, jobs, config.execute.timeout, args.force,
+    executor = Executor(layout, runtimes, gpus, jobs, config.execute.timeout, args.force,
                         colour=sys.stdout.isatty())
     libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
                  for tab in runtimes}
@@ -316,7 +318,7 @@ def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -
         print(outcome.message, file=sys.stderr)
     report = build_report([run_of(root, o) for o in outcomes], gpus, frameworks,
                           args.require_gpu)
-    _, markdown = write_report(report, root / EVAL_DIR)
+    _, markdown = write_report(report, layout.eval)
     doubtful = [row for row in report.problems if row.status not in ("failed", "interrupted")]
     for row in doubtful:
         print(f"{'error' if args.require_gpu else 'warning'}: {row.section} [{row.framework}] "
@@ -346,7 +348,7 @@ def framework_infos(runtimes: dict[str, Runtime], gpus: list) -> dict[str, Frame
 
 def run_of(root: Path, outcome: Outcome) -> Run:
     """What the report needs of an outcome, with its executed notebook if there is one."""
-    path = eval_path(root, outcome.task)
+    path = Layout(root).executed(outcome.task.tab, outcome.task.section)
     notebook = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
     section = outcome.task.section
     return Run(section.name, outcome.task.tab, section.gpus, outcome.status, outcome.seconds,
@@ -357,18 +359,19 @@ def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book)
     started = time.monotonic()
     tabs = selected_tabs(config, args.tab)
     pairs = section_tabs(config, sections_of(book, args), tabs)
-    result = write_launch_notebooks(config, number_book(book), pairs, root / EVAL_DIR,
+    layout = Layout(root)
+    result = write_launch_notebooks(config, number_book(book), pairs, layout,
                                     prune=() if args.only or args.gpu_only else tabs)
     for section, tab in result.missing:
-        print(f"launch: {section.source} [{tab}] has no executed notebook — "
+        print(f"launch: {section.display_path} [{tab}] has no executed notebook — "
               "run `python3 build.py eval` and fix its errors", file=sys.stderr)
     print(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
-          f"{LAUNCH_DIR.as_posix()} ({len(result.written)} written, "
+          f"{layout.shown(layout.launch)} ({len(result.written)} written, "
           f"{len(result.unchanged)} unchanged), {time.monotonic() - started:.2f} s")
     if result.missing:
         return 1
     if getattr(args, "out", None):
-        copied = copy_tree(root / LAUNCH_DIR, args.out)
+        copied = copy_tree(layout.launch, args.out)
         print(f"launch: {copied} notebooks copied to {args.out}")
     return 0
 
@@ -382,7 +385,7 @@ def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -
     def progress(number: int, total: int, section: Section, seconds: float) -> None:
         print(f"[{number:>{width}}/{total}] html {section.name} ({seconds:.2f} s)", flush=True)
 
-    result = render_site(book, config, tabs, root / EVAL_DIR, progress)
+    result = render_site(book, config, tabs, Layout(root), progress)
     site = result.folder.relative_to(root).as_posix()
     done = "search index built" if result.rendered else \
         "unchanged: nothing it is made from changed"

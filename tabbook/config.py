@@ -10,6 +10,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from .frameworks import framework
+
 CONFIG_FILE = "config.ini"
 TAB_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
@@ -174,7 +176,7 @@ def _words(value: str) -> tuple[str, ...]:
     return tuple(w for w in re.split(r"[,\s]+", value) if w)
 
 
-class _Section:
+class _IniSection:
     """Typed access to one INI section; remembers which keys were used."""
 
     def __init__(self, file: str, name: str, entries: dict[str, tuple[str, int]], line: int):
@@ -216,10 +218,6 @@ class _Section:
                 raise ConfigError(f"{where}: [{self.name}] {key}: {error}")
         return items
 
-
-# What Colab and Kaggle lack for a framework, when [launch-<tab>] libs is not set:
-# they ship PyTorch and TensorFlow, not MXNet (retired; it needs numpy < 1.24).
-PLATFORM_LACKS = {"mxnet": "mxnet==1.9.1 numpy<1.24"}
 
 _KNOWN: dict[str, set[str]] = {
     "project": {"name", "title", "author", "release", "lang"},
@@ -270,7 +268,7 @@ def _mapping(text: str, split_lines: bool = True) -> list[tuple[str, str]]:
     return pairs
 
 
-def _alias_code(section: _Section) -> str:
+def _alias_code(section: _IniSection) -> str:
     """The alias lines d2lbook's ``save_alias`` appends to a library, from [library-<tab>]."""
     code = section.str("alias", default="").strip()
     code = code + "\n" if code else ""
@@ -301,7 +299,7 @@ def _notebook_repos(value: str, where: str, tabs: tuple[str, ...]) -> dict[str, 
     return repos
 
 
-def _launch(section: Callable[[str], _Section], entries: Entries, release: str,
+def _launch(section: Callable[[str], _IniSection], entries: Entries, release: str,
             tabs: tuple[str, ...]) -> LaunchConfig | None:
     launch, colab = section("launch"), section("colab")
     if "launch" in entries:
@@ -325,7 +323,7 @@ def _launch(section: Callable[[str], _Section], entries: Entries, release: str,
         library_ref=launch.str("library_ref", default=f"v{release}", pattern=r"[\w./-]+",
                                hint="give a tag or commit, e.g. v1.0.0"),
         site_url=site_url.rstrip("/") + "/",
-        libs={tab: section(f"launch-{tab}").words("libs", default=PLATFORM_LACKS.get(tab, ""))
+        libs={tab: section(f"launch-{tab}").words("libs", default=framework(tab).platform_lacks)
               for tab in tabs},
     )
 
@@ -356,7 +354,7 @@ def load_config(root: Path) -> Config:
 
     tabs_seen: list[str] = []
     build_entries = entries.get("build", {})
-    build = _Section(file, "build", build_entries, section_lines.get("build", 1))
+    build = _IniSection(file, "build", build_entries, section_lines.get("build", 1))
     tabs = build.words("tabs", check=lambda t: _check_tab(t, tabs_seen))
     if not tabs:
         raise ConfigError(f"{file}:{build_entries['tabs'][1]}: [build] tabs is empty — "
@@ -367,8 +365,8 @@ def load_config(root: Path) -> Config:
             raise ConfigError(f"{file}:{section_lines[name]}: section [{name}] names a tab "
                               f"that is not in [build] tabs ({', '.join(tabs)}) — fix the name")
 
-    def section(name: str) -> _Section:
-        return _Section(file, name, entries.get(name, {}), section_lines.get(name, 1))
+    def section(name: str) -> _IniSection:
+        return _IniSection(file, name, entries.get(name, {}), section_lines.get(name, 1))
 
     project = section("project")
     execute = section("execute")

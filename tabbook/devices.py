@@ -13,6 +13,8 @@ from __future__ import annotations
 import json
 import re
 
+from .frameworks import DEVICE_PATTERN
+
 MARKER = "tabbook-device-use:"
 
 # Runs in the notebook's kernel. It imports no framework the notebook did not
@@ -67,10 +69,6 @@ except Exception as err:
     print("MARKER" + __import__("json").dumps({"probe_error": f"{type(err).__name__}: {err}"}))
 '''.replace("MARKER", MARKER)
 
-# Device names as the three frameworks print them.
-DEVICE_PATTERN = re.compile(
-    r"cuda:\d+|device\(type='(?:cuda|cpu)'(?:, index=\d+)?\)|\b(?:gpu|cpu)\(\d+\)"
-    r"|(?:/device:|/physical_device:|/)(?:GPU|CPU):\d+")
 GPU_WORDS = re.compile(r"cuda|gpu", re.IGNORECASE)
 
 

@@ -24,18 +24,15 @@ import sys
 import threading
 import time
 from dataclasses import dataclass, field
-from pathlib import Path
 
 import nbformat
 
 from .devices import PROBE, read_probe
 from .files import atomic_write, write_if_changed
 from .kernels import Gpu, Runtime, gpu_class
-from .model import Section
-from .split import METADATA_KEY
+from .layout import Layout
+from .model import METADATA_KEY, Section
 
-EVAL_DIR = Path("_build") / "eval"
-CACHE_DIR = Path("_build") / "cache"
 CACHE_FORMAT = 3   # 2: provenance records the devices the code used; 3: outputs by cell id
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
 TRACEBACK_LINE = re.compile(r"(?:Cell In\[\d+\]|<cell line: \d+>|input-\d+-\w+), line (\d+)")
@@ -63,14 +60,6 @@ class Outcome:
     message: str = ""
 
 
-def eval_path(root: Path, task: Task) -> Path:
-    return root / EVAL_DIR / task.tab / task.section.path.with_suffix(".ipynb")
-
-
-def _record_path(root: Path, task: Task) -> Path:
-    return root / CACHE_DIR / task.tab / task.section.path.with_suffix(".json")
-
-
 def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
     code = [c.source for c in task.notebook.cells if c.cell_type == "code"]
     material = {"format": CACHE_FORMAT, "tab": task.tab, "code": code}
@@ -81,9 +70,9 @@ def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
 
 
-def read_record(root: Path, task: Task) -> dict:
+def read_record(layout: Layout, task: Task) -> dict:
     try:
-        return json.loads(_record_path(root, task).read_text())
+        return json.loads(layout.cache_record(task.tab, task.section).read_text())
     except (OSError, ValueError):
         return {}
 
@@ -116,9 +105,9 @@ def merge_record(notebook: nbformat.NotebookNode, record: dict) -> nbformat.Note
     return merged
 
 
-def write_executed(root: Path, task: Task, record: dict) -> None:
+def write_executed(layout: Layout, task: Task, record: dict) -> None:
     """Write the executed notebook of `task` from its record (only if its bytes change)."""
-    write_if_changed(eval_path(root, task),
+    write_if_changed(layout.executed(task.tab, task.section),
                      nbformat.writes(merge_record(task.notebook, record)) + "\n")
 
 
@@ -128,7 +117,7 @@ def strip_ansi(text: str) -> str:
 
 @dataclass
 class Executor:
-    root: Path
+    layout: Layout
     runtimes: dict[str, Runtime]
     gpus: list[Gpu]
     jobs: int
@@ -149,10 +138,10 @@ class Executor:
         to_run = []
         for task in tasks:
             task.key = cache_key(task, self.runtimes[task.tab], library_texts[task.tab], gpus)
-            record = read_record(self.root, task)
+            record = read_record(self.layout, task)
             task.estimate = float(record.get("seconds", 0.0))
             if not self.force and record.get("key") == task.key:
-                write_executed(self.root, task, record)
+                write_executed(self.layout, task, record)
                 self.outcomes.append(Outcome(task, "cached", task.estimate))
             else:
                 to_run.append(task)
@@ -269,7 +258,7 @@ class Executor:
         notebook = copy.deepcopy(task.notebook)
         notebook.metadata["kernelspec"] = {"name": runtime.kernel_name, "language": "python",
                                            "display_name": f"Python 3 ({task.tab})"}
-        target = eval_path(self.root, task)
+        target = self.layout.executed(task.tab, task.section)
         target.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
         current = {"index": None, "start": started}
@@ -353,10 +342,10 @@ class Executor:
             else:
                 reason = strip_ansi(str(error)).strip().split("\n")[-1]
         if index is None:
-            message = f"  {task.section.source} [{task.tab}]: {reason}"
+            message = f"  {task.section.display_path} [{task.tab}]: {reason}"
         else:
             number = sum(1 for c in notebook.cells[:index + 1] if c.cell_type == "code")
-            message = f"  {task.section.source}:{line} [{task.tab}] cell {number}: {reason}"
+            message = f"  {task.section.display_path}:{line} [{task.tab}] cell {number}: {reason}"
         if details:
             message += "\n" + "\n".join(f"    | {d}" for d in details)
         return Outcome(task, "failed", seconds, message)
@@ -381,8 +370,8 @@ class Executor:
                   "provenance": provenance, "cells": cell_results(notebook)}
         # The record first: should the build stop in between, the next eval writes
         # the notebook from it.
-        atomic_write(_record_path(self.root, task), json.dumps(record) + "\n")
-        write_executed(self.root, task, record)
+        atomic_write(self.layout.cache_record(task.tab, task.section), json.dumps(record) + "\n")
+        write_executed(self.layout, task, record)
 
 
 def summary_table(outcomes: list[Outcome], tabs: tuple[str, ...]) -> str:

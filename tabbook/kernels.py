@@ -1,7 +1,7 @@
 """Where each framework's code runs: an interpreter, a Jupyter kernel, the GPUs.
 
-Kernels are registered under ``_build/kernels`` and Jupyter's runtime and
-IPython's profile are kept there too, so nothing is written to the user's
+Kernels are registered in the build's Jupyter folder (`Layout.jupyter`), and
+Jupyter's runtime and IPython's profile are kept there too, so nothing is written to the user's
 global Jupyter or IPython folders.
 """
 from __future__ import annotations
@@ -14,9 +14,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .environments import TOOL_ROOT, ensure_env
+from .frameworks import framework
+from .layout import Layout
 
-KERNELS_DIR = Path("_build") / "kernels"
-FRAMEWORK_MODULES = {"pytorch": "torch", "mxnet": "mxnet", "tensorflow": "tensorflow"}
 # Set in every kernel: TensorFlow's start-up logs would otherwise land in outputs.
 QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0",
              "PYTHONWARNINGS": "ignore::DeprecationWarning"}
@@ -47,7 +47,7 @@ class Runtime:
     @property
     def framework_version(self) -> str:
         """The framework's version, whatever its build is called (mxnet-cu117, tensorflow-cpu)."""
-        module = FRAMEWORK_MODULES.get(self.tab, self.tab)
+        module = framework(self.tab).module
         for package in self.packages:
             name, _, version = package.partition("==")
             name = name.lower().replace("_", "-")
@@ -56,19 +56,13 @@ class Runtime:
         return "unknown"
 
 
-# How many GPUs a framework build itself can use: a CPU build, or a CUDA build
-# older than the GPU or newer than the driver, sees none though nvidia-smi does.
-GPU_COUNT = {
-    "pytorch": "import torch; print(torch.cuda.device_count() if torch.cuda.is_available() else 0)",
-    "mxnet": "import mxnet; print(mxnet.context.num_gpus())",
-    "tensorflow": "import tensorflow as tf; print(len(tf.config.list_physical_devices('GPU')))",
-}
-
-
 def framework_gpus(runtime: Runtime) -> tuple[int, str]:
-    """GPUs the tab's framework sees from its interpreter, and why, when it sees none."""
-    code = GPU_COUNT.get(runtime.tab)
-    if code is None:
+    """GPUs the tab's framework sees from its interpreter, and why, when it sees none.
+
+    A CPU build, or a CUDA build older than the GPU or newer than the driver, sees
+    none though nvidia-smi does."""
+    code = framework(runtime.tab).gpu_count_code
+    if not code:
         return 0, f"no GPU probe for the tab {runtime.tab!r}"
     try:
         result = subprocess.run([str(runtime.python), "-c", code], capture_output=True,
@@ -82,9 +76,9 @@ def framework_gpus(runtime: Runtime) -> tuple[int, str]:
     return 0, errors[-1] if errors else f"exit status {result.returncode}"
 
 
-def isolate_jupyter(root: Path) -> None:
-    """Point Jupyter and IPython at folders inside _build (for this process and kernels)."""
-    base = root / KERNELS_DIR
+def isolate_jupyter(layout: Layout) -> None:
+    """Point Jupyter and IPython at the build's folders (for this process and kernels)."""
+    base = layout.jupyter
     os.environ["JUPYTER_PATH"] = str(base / "share" / "jupyter")
     os.environ["JUPYTER_DATA_DIR"] = str(base / "share" / "jupyter")
     os.environ["JUPYTER_RUNTIME_DIR"] = str(base / "runtime")
@@ -107,13 +101,13 @@ def _signature(python: Path, site: Path, modules: list[str]) -> list:
             python.stat().st_mtime_ns if python.exists() else 0, modules]
 
 
-def _cached_probe(root: Path, tab: str, python: Path, modules: list[str]) -> dict:
+def _cached_probe(layout: Layout, tab: str, python: Path, modules: list[str]) -> dict:
     """Probe an interpreter, again only when its packages folder changed.
 
     Importing a framework takes seconds; a build that finds everything cached
     should not pay that.
     """
-    record = root / "_build" / "cache" / f"runtime-{tab}.json"
+    record = layout.runtime_record(tab)
     try:
         cached = json.loads(record.read_text())
         # The packages folder recorded last time, unchanged since: no interpreter to start.
@@ -135,13 +129,14 @@ def _cached_probe(root: Path, tab: str, python: Path, modules: list[str]) -> dic
     return found
 
 
-def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
+def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
     """The interpreter of `tab` (given, or the managed .envs/<tab>) and its kernel, for
-    the book in `root`."""
+    the book of `layout`."""
     if python is None:
-        if not (TOOL_ROOT / "requirements" / f"{tab}.txt").is_file():
+        requirements = framework(tab).requirements_file
+        if not (TOOL_ROOT / requirements).is_file():
             raise RuntimeSetupError(f"tab {tab!r} has no managed environment (no "
-                                    f"requirements/{tab}.txt) — run it with an interpreter of "
+                                    f"{requirements}) — run it with an interpreter of "
                                     f"yours: --python {tab}=PATH")
         python = ensure_env(TOOL_ROOT, tab, with_d2l=True)
     elif not Path(python).exists() and shutil.which(str(python)):
@@ -149,8 +144,8 @@ def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
     python = Path(python)
     if not python.exists():
         raise RuntimeSetupError(f"--python {tab}={python}: no such interpreter")
-    module = FRAMEWORK_MODULES.get(tab, tab)
-    found = _cached_probe(root, tab, python, [module, "ipykernel", "d2l"])
+    module = framework(tab).module
+    found = _cached_probe(layout, tab, python, [module, "ipykernel", "d2l"])
     if found["missing"]:
         raise RuntimeSetupError(
             f"--python {tab}={python} cannot run the {tab} notebooks: missing "
@@ -160,8 +155,9 @@ def prepare_runtime(root: Path, tab: str, python: Path | None) -> Runtime:
             f"the managed environment")
     name = f"tabbook-{tab}"
     # Another book's notebooks import that book's own d2l package (`-C DIR`).
-    book_path = {} if root.resolve() == TOOL_ROOT else {"PYTHONPATH": str(root.resolve())}
-    write_kernel_spec(root / KERNELS_DIR / "share" / "jupyter", name, python,
+    book = layout.root.resolve()
+    book_path = {} if book == TOOL_ROOT else {"PYTHONPATH": str(book)}
+    write_kernel_spec(layout.jupyter / "share" / "jupyter", name, python,
                       f"Python 3 ({tab})", {**QUIET_ENV, **book_path})
     return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
 

@@ -25,16 +25,13 @@ import nbformat
 
 from .config import Config
 from .files import write_if_changed
-from .model import Section
+from .frameworks import display_name, framework
+from .layout import Layout, published_path
+from .model import METADATA_KEY, Section
 from .numbering import Numbers, split_reference
+from .provenance import describe, provenance_of
 from .parse import IMAGE, LABEL, REFERENCE
-from .split import METADATA_KEY
 
-LAUNCH_DIR = Path("_build") / "launch"
-FRAMEWORK_NAMES = {"pytorch": "PyTorch", "mxnet": "MXNet", "tensorflow": "TensorFlow"}
-# Colab and Kaggle ship PyTorch and TensorFlow with CUDA; MXNet has no build for
-# their CUDA 12 and, being retired, never will.
-CPU_ONLY_ON_PLATFORMS = {"mxnet"}
 # Kaggle's notebook settings that a GPU section asks for.
 KAGGLE_GPU = {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True, "isInternetEnabled": True,
               "language": "python", "sourceType": "notebook", "dataSources": []}
@@ -45,12 +42,6 @@ class LaunchLinks:
     """Where a reader opens one section's notebook for one framework."""
     colab: str
     kaggle: str
-    raw: str
-
-
-def published_path(tab: str, section: Section) -> str:
-    """Path of a launch notebook inside the published notebooks branch."""
-    return f"{tab}/{section.path.with_suffix('.ipynb').as_posix()}"
 
 
 def launch_links(config: Config, tab: str, section: Section) -> LaunchLinks:
@@ -59,8 +50,7 @@ def launch_links(config: Config, tab: str, section: Section) -> LaunchLinks:
     blob = f"https://github.com/{repo}/blob/{branch}/{path}"
     return LaunchLinks(
         colab=f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}",
-        kaggle=f"https://www.kaggle.com/kernels/welcome?src={blob}",
-        raw=f"https://raw.githubusercontent.com/{repo}/{branch}/{path}")
+        kaggle=f"https://www.kaggle.com/kernels/welcome?src={blob}")
 
 
 def library_distribution(root: Path) -> str | None:
@@ -121,21 +111,13 @@ if changed:
           "reprenez à la cellule suivante :", ", ".join(changed), "a changé de version.")'''
 
 
-def _devices_text(provenance: dict) -> str:
-    devices = provenance.get("devices", "CPU")
-    if devices == "CPU":
-        return "sur processeur (CPU)"
-    names = ", ".join(d.get("name", "?") for d in devices)
-    return f"sur {names}"
-
-
 def _intro_text(config: Config, tab: str, section: Section, provenance: dict) -> str:
-    framework = FRAMEWORK_NAMES.get(tab, tab)
+    name = display_name(tab)
     installs = [f"le paquet `d2l` du livre (version {config.project.release})"]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
     listed = ", ".join(installs[:-1]) + " et " + installs[-1] if len(installs) > 1 else installs[0]
     lines = [
-        f"**{config.project.title}** — section « {section.title} », version **{framework}** "
+        f"**{config.project.title}** — section « {section.title} », version **{name}** "
         f"(livre {config.project.release}).",
         "",
         f"Exécutez d'abord la cellule d'installation ci-dessous : elle installe {listed}, "
@@ -146,7 +128,7 @@ def _intro_text(config: Config, tab: str, section: Section, provenance: dict) ->
     ]
     if section.gpus:
         gpu = "un GPU" if section.gpus == 1 else f"{section.gpus} GPU"
-        if tab in CPU_ONLY_ON_PLATFORMS:
+        if not framework(tab).gpu_on_platforms:
             lines.append(
                 f"Cette section tire parti de {gpu}, mais MXNet n'a pas de version GPU "
                 "installable sur Colab ni sur Kaggle (le projet est arrêté depuis 2023 et ses "
@@ -159,18 +141,16 @@ def _intro_text(config: Config, tab: str, section: Section, provenance: dict) ->
                 "le code tourne quand même, sur le processeur, et le dit.")
     else:
         lines.append("Cette section n'a pas besoin de GPU.")
-    if provenance:
-        date = provenance.get("date", "")[:10]
-        lines += ["", f"Les sorties déjà affichées viennent de la construction du livre "
-                      f"({date}, {_devices_text(provenance)}, {framework} "
-                      f"{provenance.get('framework_version', '?')}) ; "
-                      "les vôtres les remplaceront."]
+    produced = describe(tab, provenance)
+    if produced:
+        lines += ["", f"Les sorties déjà affichées viennent de la construction du livre : "
+                      f"{produced} Les vôtres les remplaceront."]
     return "\n".join("> " + line if line else ">" for line in lines)
 
 
 def _absolute_images(text: str, config: Config, section: Section) -> str:
     """Rewrite relative image paths as URLs of the published site."""
-    base = posixpath.dirname(section.source)
+    base = posixpath.dirname(section.display_path)
 
     def absolute(match: re.Match) -> str:
         whole, path = match.group(0), match.group(2)
@@ -204,7 +184,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
                          section: Section, numbers: Numbers) -> nbformat.NotebookNode:
     """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook."""
     notebook = copy.deepcopy(executed)
-    provenance = notebook.metadata.get(METADATA_KEY, {}).get("provenance", {})
+    provenance = provenance_of(notebook)
     intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, provenance))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
@@ -217,7 +197,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
-        METADATA_KEY: {"tab": tab, "source": section.source, "release": config.project.release,
+        METADATA_KEY: {"tab": tab, "source": section.display_path, "release": config.project.release,
                        "provenance": provenance},
     }
     if section.gpus:
@@ -242,35 +222,30 @@ def has_launch_notebook(section: Section, tab: str) -> bool:
     return any(cell.in_tab(tab) for cell in section.code_cells())
 
 
-def launch_path(root: Path, tab: str, section: Section) -> Path:
-    return root / LAUNCH_DIR / published_path(tab, section)
-
-
 def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[Section, str]],
-                           eval_dir: Path, prune: tuple[str, ...] = ()) -> LaunchResult:
-    """Write the launch notebooks of the (section, tab) pairs from `eval_dir`.
+                           layout: Layout, prune: tuple[str, ...] = ()) -> LaunchResult:
+    """Write the launch notebooks of the (section, tab) pairs from their executed notebooks.
 
     The notebooks of the `prune` tabs that no pair produces are removed; other
     tabs' notebooks are never touched.
     """
-    root = config.root
     result = LaunchResult([], [], [])
     kept = set()
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
-        executed_path = eval_dir / tab / section.path.with_suffix(".ipynb")
+        executed_path = layout.executed(tab, section)
         if not executed_path.is_file():
             result.missing.append((section, tab))
             continue
         executed = nbformat.read(executed_path, as_version=4)
         notebook = make_launch_notebook(executed, config, tab, section, numbers)
-        path = launch_path(root, tab, section)
+        path = layout.launch_notebook(tab, section)
         kept.add(path)
         changed = write_if_changed(path, nbformat.writes(notebook) + "\n")
         (result.written if changed else result.unchanged).append(path)
     for tab in prune:
-        for path in sorted((root / LAUNCH_DIR / tab).rglob("*.ipynb")):
+        for path in sorted((layout.launch / tab).rglob("*.ipynb")):
             if path not in kept:
                 path.unlink()
     return result

@@ -106,19 +106,19 @@ def collect(book: Book, config: Config, tab: str) -> Library:
                                 line not in library.imports:
                             library.imports.append(line)
                 elif item.kind == "class":
-                    library.define(_class(item, section.source))
+                    library.define(_class(item, section.display_path))
                 elif item.kind in ("function", "statement"):
                     if item.text.strip() != SELF_MODULE:   # the header defines it
-                        library.define(Definition(item.name, item.text, section.source))
+                        library.define(Definition(item.name, item.text, section.display_path))
                 else:
                     target = library.named(item.target_class)
                     if target is None or target.members is None:
                         problems.append(Problem(
-                            section.source, cell.line + item.index,
+                            section.display_path, cell.line + item.index,
                             f"add_to_class({item.target_class}): no saved class of that name",
                             "save the class with #@save in an earlier section", tab))
                         continue
-                    _add_method(target, item, section.source)
+                    _add_method(target, item, section.display_path)
     if problems:
         raise SourceError(problems)
     return library
@@ -154,7 +154,7 @@ def custom_header(existing: str) -> str:
     return ""
 
 
-def render(library: Library, header: str = "", aliases: str = "") -> str:
+def library_text(library: Library, header: str = "", aliases: str = "") -> str:
     """The library's source: deterministic, one blank line between methods, two between
     top-level definitions, each definition preceded by the section defining it."""
     parts = [header + HEADER.format(warning=WARNING_LINE, tab=library.tab) + "\n" + "\n".join(
@@ -224,7 +224,7 @@ def library_files(book: Book, config: Config) -> list[LibraryFile]:
     for tab, settings in config.library.tabs.items():
         path = config.root / settings.lib_file
         existing = path.read_text(encoding="utf-8") if path.is_file() else ""
-        files.append(LibraryFile(path, render(collect(book, config, tab),
+        files.append(LibraryFile(path, library_text(collect(book, config, tab),
                                               custom_header(existing), settings.aliases)))
     if not config.library.version_file:
         return files

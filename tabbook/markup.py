@@ -68,7 +68,7 @@ class PageContext:
     """What rendering one page needs to know about the rest of the site."""
     page: str
     """Section name, e.g. ``chapter_gpu/use-gpu``."""
-    source: str
+    display_path: str
     """The .md path relative to the project, e.g. ``chapters/chapter_gpu/use-gpu.md``."""
     numbers: Numbers
     site: Path
@@ -92,7 +92,7 @@ class PageContext:
         """Copy an image of the sources into the site; return its URL from this page."""
         if re.match(r"[a-z][a-z0-9+.-]*:", written):
             return written
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.source), written))
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.display_path), written))
         target = self.site / resolved
         if not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)

@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 ALL_TABS = "all"
+METADATA_KEY = "tabbook"
+"""The key of this build's data in notebook and cell metadata (.md lines, cell ids,
+provenance)."""
 
 
 class CellKind(enum.Enum):
@@ -70,10 +73,10 @@ class Section:
     """One .md file: a page of the book and one notebook per tab."""
     path: Path
     """Path relative to the chapters folder, e.g. ``chapter_gpu/use-gpu.md``."""
-    source: str
-    """Path shown in messages, relative to the project, e.g. ``chapters/chapter_gpu/use-gpu.md``."""
+    display_path: str
+    """The .md file as messages show it, relative to the project, e.g.
+    ``chapters/chapter_gpu/use-gpu.md``."""
     title: str = ""
-    title_line: int = 0
     cells: list[Cell] = field(default_factory=list)
     tabs: tuple[str, ...] = ()
     """The tabs this section produces a notebook for: its declared tabs, or, without a
@@ -114,7 +117,7 @@ class Chapter:
 
 @dataclass
 class Book:
-    root: Path
+    source_root: Path
     """The source folder ([build] source_dir); section paths are relative to it."""
     index: Section
     chapters: list[Chapter] = field(default_factory=list)

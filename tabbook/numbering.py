@@ -88,7 +88,7 @@ def number_book(book: Book) -> Numbers:
 
 
 def _cited_works(book: Book, numbers: Numbers) -> None:
-    entries = entries_by_page(book.root, book.pages())
+    entries = entries_by_page(book.source_root, book.pages())
     for page in book.pages():
         for cite in page.citations:
             if cite.target in entries:

@@ -63,7 +63,7 @@ class _SectionParser:
         self.code_cells_seen = 0
 
     def problem(self, line: int, message: str, fix: str, warning: bool = False) -> None:
-        self.problems.append(Problem(self.section.source, line, message, fix, warning=warning))
+        self.problems.append(Problem(self.section.display_path, line, message, fix, warning=warning))
 
     # -- prose --------------------------------------------------------------
     def flush_prose(self) -> None:
@@ -117,7 +117,6 @@ class _SectionParser:
         heading = HEADING.match(text)
         if heading and len(heading.group(1)) == 1 and not section.title:
             section.title = strip_slide_marks(heading.group(2)).strip()
-            section.title_line = number
         for role, name in LABEL.findall(text):
             previous = self.previous_line if text.strip().startswith(":") else text.strip()
             section.labels.append(Label(name.strip(), _label_kind(role, previous), number,
@@ -316,7 +315,7 @@ def parse_section(file: Path, source_root: Path, project_root: Path,
     """Read one .md file into a Section, with the problems met on the way."""
     relative = file.relative_to(source_root)
     source = file.relative_to(project_root).as_posix()
-    section = Section(path=relative, source=source)
+    section = Section(path=relative, display_path=source)
     data = file.read_bytes()
     try:
         text = data.decode("utf-8")
@@ -360,12 +359,12 @@ def parse_book(config: Config) -> tuple[Book, list[Problem]]:
             name = entry.target[:-3] if entry.target.endswith(".md") else entry.target
             file = (base / f"{name}.md").resolve()
             if not file.is_file():
-                problems.append(Problem(owner.source, entry.line,
+                problems.append(Problem(owner.display_path, entry.line,
                                         f"TOC entry {entry.target!r} has no file {name}.md "
                                         "(left out)", "fix the entry or create the file",
                                         warning=True))
             elif file in seen:
-                problems.append(Problem(owner.source, entry.line,
+                problems.append(Problem(owner.display_path, entry.line,
                                         f"TOC entry {entry.target!r} is listed twice (the first "
                                         "is kept)", "keep a single entry", warning=True))
             else:
@@ -380,14 +379,14 @@ def parse_book(config: Config) -> tuple[Book, list[Problem]]:
                                 "a ```toc block listing the chapters ([build] source_dir and "
                                 "index in config.ini say where it is)")
     seen[index_file] = TocEntry(index_name, 0)
-    book = Book(root=source_root, index=read(index_file))
+    book = Book(source_root=source_root, index=read(index_file))
     for chapter_file, entry in toc_targets(book.index):
         chapter = Chapter(index=read(chapter_file), numbered=entry.numbered)
         book.chapters.append(chapter)
         for section_file, _ in toc_targets(chapter.index):
             section = read(section_file)
             if section.toc:
-                problems.append(Problem(section.source, section.toc[0].line,
+                problems.append(Problem(section.display_path, section.toc[0].line,
                                         "a TOC block in a section (only the book index and "
                                         "chapter indexes hold TOCs)",
                                         "list these pages in the chapter's index.md"))

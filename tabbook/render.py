@@ -8,7 +8,6 @@ A site built for one tab has no tab interface at all.
 """
 from __future__ import annotations
 
-import datetime
 import hashlib
 import html
 import json
@@ -23,29 +22,20 @@ import nbformat
 from pygments.formatters import HtmlFormatter
 
 from .config import Config
-from .launch import (FRAMEWORK_NAMES, LAUNCH_DIR, has_launch_notebook, launch_links,
-                     published_path)
+from .frameworks import display_name
+from .launch import has_launch_notebook, launch_links
+from .layout import Layout, published_path
 from .markup import PageContext, highlight_code, render_outputs, render_prose
 from .model import ALL_TABS, Book, CellKind, Section
 from .numbering import Numbers, number_book
-from .split import METADATA_KEY, code_cells
+from .provenance import describe, provenance_of
+from .split import code_cells
 
 ASSETS = Path(__file__).parent / "assets"
 
 
 class RenderError(Exception):
     """The site cannot be rendered (an executed notebook is missing)."""
-
-
-def site_dir(root: Path, tabs: tuple[str, ...], config: Config) -> Path:
-    """_build/html for the whole book; _build/html-<tabs> for a subset of frameworks."""
-    if tuple(tabs) == config.build.tabs:
-        return root / "_build" / "html"
-    return root / "_build" / ("html-" + "-".join(tabs))
-
-
-def framework_name(tab: str) -> str:
-    return FRAMEWORK_NAMES.get(tab, tab)
 
 
 @dataclass
@@ -56,7 +46,7 @@ class Site:
     numbers: Numbers
     tabs: tuple[str, ...]
     folder: Path
-    eval_dir: Path
+    layout: Layout
 
     @property
     def tabbed(self) -> bool:
@@ -65,10 +55,10 @@ class Site:
 
 # -- one page --------------------------------------------------------------------
 def _executed(site: Site, section: Section, tab: str) -> nbformat.NotebookNode:
-    path = site.eval_dir / tab / section.path.with_suffix(".ipynb")
+    path = site.layout.executed(tab, section)
     if not path.is_file():
-        raise RenderError(f"{section.source} [{tab}]: no executed notebook in "
-                          f"{path.relative_to(site.config.root)} — run `python3 build.py eval`")
+        raise RenderError(f"{section.display_path} [{tab}]: no executed notebook in "
+                          f"{site.layout.shown(path)} — run `python3 build.py eval`")
     return nbformat.read(path, as_version=4)
 
 
@@ -123,9 +113,9 @@ def _tab_group(site: Site, fragments: dict[str, list[str]]) -> str:
     buttons = "".join(
         f'<button type="button" role="tab" data-tab-button="{tab}" '
         f'aria-selected="{"true" if tab == site.tabs[0] else "false"}">'
-        f"{framework_name(tab)}</button>" for tab in site.tabs if tab in fragments)
+        f"{display_name(tab)}</button>" for tab in site.tabs if tab in fragments)
     panels = "".join(f'<div class="tab-panel" role="tabpanel" data-tab="{tab}" '
-                     f'aria-label="{framework_name(tab)}">{"".join(fragments[tab])}</div>'
+                     f'aria-label="{display_name(tab)}">{"".join(fragments[tab])}</div>'
                      for tab in site.tabs if tab in fragments)
     return (f'<div class="tab-group"><div class="tab-list" role="tablist" '
             f'aria-label="Framework">{buttons}</div>{panels}</div>')
@@ -149,29 +139,13 @@ def _merge(site: Site, blocks: list[str | dict[str, str]]) -> str:
     return "\n".join(parts)
 
 
-def _provenance_text(tab: str, notebook) -> str:
-    provenance = notebook.metadata.get(METADATA_KEY, {}).get("provenance")
-    if not provenance or not provenance.get("cell_seconds"):
-        return ""
-    date = datetime.datetime.fromisoformat(provenance["date"]).strftime("%d/%m/%Y à %H:%M UTC")
-    devices = provenance.get("devices", "CPU")
-    where = "sur le processeur (aucun GPU)" if devices == "CPU" else "sur " + ", ".join(
-        f"{d['name']} ({d['memory_mib'] / 1024:.0f} Gio, pilote {d['driver']}, CUDA {d['cuda']})"
-        for d in devices)
-    seconds = f"{provenance['total_seconds']:.1f}".replace(".", ",")
-    return (f"Code {framework_name(tab)} exécuté le {date} {where} — "
-            f"{framework_name(tab)} {provenance.get('framework_version', '?')}, "
-            f"Python {provenance.get('python', '?')}, {seconds} s pour "
-            f"{len(provenance['cell_seconds'])} cellules.")
-
-
 def _launch_buttons(site: Site, section: Section, tab: str, ctx: PageContext) -> str:
     if not has_launch_notebook(section, tab):
         return ""
     links = launch_links(site.config, tab, section)
     download = ctx.asset("notebooks/" + published_path(tab, section))
     attribute = f' data-tab="{tab}"' if site.tabbed else ""
-    name = framework_name(tab)
+    name = display_name(tab)
     return (f'<div class="launch"{attribute}>'
             f'<a class="button" href="{html.escape(links.colab)}" rel="noopener">'
             f'Ouvrir dans Colab <span class="visually-hidden">({name})</span></a>'
@@ -220,7 +194,7 @@ def _pager(site: Site, pages: list[Section], position: int, ctx: PageContext) ->
 def render_page(site: Site, pages: list[Section], position: int) -> str:
     section = pages[position]
     page_tabs = [t for t in site.tabs if t in section.tabs]
-    ctx = PageContext(section.name, section.source, site.numbers, site.folder,
+    ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
                       site.config.root)
     notebooks = {tab: _executed(site, section, tab) for tab in page_tabs}
     content = _merge(site, _blocks(site, section, page_tabs, ctx, notebooks))
@@ -228,12 +202,12 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     launch = "".join(_launch_buttons(site, section, tab, ctx) for tab in page_tabs)
     provenance = "".join(
         f'<p{f" data-tab={chr(34)}{tab}{chr(34)}" if site.tabbed else ""}>{text}</p>'
-        for tab in page_tabs if (text := _provenance_text(tab, notebooks[tab])))
+        for tab in page_tabs if (text := describe(tab, provenance_of(notebooks[tab]))))
     missing = ""
     if site.tabbed and has_code:
         missing = ('<p class="notice" id="missing-tab" hidden>Cette section n\'existe pas en '
                    '<span data-missing-name></span> ; elle est montrée en '
-                   f'{framework_name(page_tabs[0])}.</p>')
+                   f'{display_name(page_tabs[0])}.</p>')
     number = site.numbers.sections.get(section.name, "")
     title = f"{number} {section.title}".strip()
     return _page_template(site, ctx, title, f"""
@@ -254,7 +228,7 @@ def _page_template(site: Site, ctx: PageContext, title: str, main: str, outline:
     chooser = ""
     if site.tabbed:
         chooser = ('<label class="framework">Framework <select id="framework-select">'
-                   + "".join(f'<option value="{t}">{framework_name(t)}</option>' for t in site.tabs)
+                   + "".join(f'<option value="{t}">{display_name(t)}</option>' for t in site.tabs)
                    + "</select></label>")
     return f"""<!DOCTYPE html>
 <html lang="{config.project.lang}" data-tab="{site.tabs[0]}" data-theme="auto">
@@ -368,35 +342,35 @@ INPUTS_STAMP = ".inputs"   # in the site folder: the fingerprint of what it was 
 
 
 def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
-                        eval_dir: Path) -> str:
+                        layout: Layout) -> str:
     """A hash of everything a site is made from: this renderer's code and assets, the
     config, every page's source and the files it shows, the executed and launch notebooks."""
     root = config.root.resolve()
     files = set(Path(__file__).parent.rglob("*.py")) | set(ASSETS.rglob("*")) | \
         {root / "config.ini", Path(__file__).parents[1] / "requirements" / "tools.txt"}
     for section in book.pages():
-        base = (book.root / section.path).parent
-        files.add(book.root / section.path)
+        base = (book.source_root / section.path).parent
+        files.add(book.source_root / section.path)
         files.update(base / image.path for image in section.images)
         if section.bibliography:
             files.add(base / section.bibliography.path)
     for tab in tabs:
-        files.update((eval_dir / tab).rglob("*.ipynb"))
-        files.update((root / LAUNCH_DIR / tab).rglob("*.ipynb"))
+        files.update((layout.eval / tab).rglob("*.ipynb"))
+        files.update((layout.launch / tab).rglob("*.ipynb"))
     digest = hashlib.sha256(repr(tabs).encode())
     for file in sorted(f.resolve() for f in files if f.is_file()):
         digest.update(str(file).encode() + b"\0" + file.read_bytes())
     return digest.hexdigest()
 
 
-def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Path,
+def render_site(book: Book, config: Config, tabs: tuple[str, ...], layout: Layout,
                 progress=None) -> RenderResult:
     """Render the book for `tabs` into its site folder; the old site stays until done.
 
     A site made from the very same inputs is kept as it is (`RenderResult.rendered` False).
     """
-    final = site_dir(config.root, tabs, config)
-    fingerprint = _inputs_fingerprint(book, config, tabs, eval_dir)
+    final = layout.site(tabs, config.build.tabs)
+    fingerprint = _inputs_fingerprint(book, config, tabs, layout)
     stamp = final / INPUTS_STAMP
     if stamp.is_file() and stamp.read_text() == fingerprint:
         return RenderResult(final, len(book.pages()), rendered=False)
@@ -404,7 +378,7 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Pat
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    site = Site(config, book, number_book(book), tabs, staging, eval_dir)
+    site = Site(config, book, number_book(book), tabs, staging, layout)
     pages = book.pages()
     timings = {}
     for position, section in enumerate(pages):
@@ -422,7 +396,7 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], eval_dir: Pat
     (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
     for tab in tabs:   # downloadable notebooks, from the launch stage
-        source = config.root / LAUNCH_DIR / tab
+        source = layout.launch / tab
         if source.is_dir():
             shutil.copytree(source, staging / "notebooks" / tab)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is

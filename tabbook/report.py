@@ -17,7 +17,7 @@ from pathlib import Path
 from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
 from .files import atomic_write
 from .kernels import Gpu
-from .split import METADATA_KEY
+from .provenance import provenance_of
 
 REPORT_NAME = "report"   # _build/eval/report.json and report.md
 
@@ -138,8 +138,7 @@ def build_report(runs: list[Run], gpus: list[Gpu], frameworks: dict[str, Framewo
         require_gpu=require_gpu, gpus=[asdict(g) for g in gpus],
         frameworks={tab: asdict(info) for tab, info in frameworks.items()})
     for run in runs:
-        provenance = (run.notebook or {}).get("metadata", {}).get(METADATA_KEY, {}).get(
-            "provenance", {})
+        provenance = provenance_of(run.notebook or {})
         device_use = provenance.get("device_use", {})
         visible = provenance.get("devices", "CPU")
         seconds = run.seconds if run.status == "ran" else float(

@@ -20,12 +20,10 @@ from pathlib import Path
 import nbformat
 
 from .files import write_if_changed
-from .model import CellKind, Section
+from .layout import Layout
+from .model import METADATA_KEY, CellKind, Section
 from .parse import strip_slide_marks
 from .pycode import analyse
-
-NOTEBOOKS_DIR = Path("_build") / "notebooks"
-METADATA_KEY = "tabbook"
 
 
 class CellIds:
@@ -120,14 +118,10 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
             "kernelspec": {"name": "python3", "display_name": "Python 3 (ipykernel)",
                            "language": "python"},
             "language_info": {"name": "python"},
-            METADATA_KEY: {"tab": tab, "source": section.source, "title": section.title,
+            METADATA_KEY: {"tab": tab, "source": section.display_path, "title": section.title,
                            "required_libs": list(section.required_libs),
                            "gpus": section.gpus},
         }})
-
-
-def notebook_path(build_root: Path, tab: str, section: Section) -> Path:
-    return build_root / NOTEBOOKS_DIR / tab / section.path.with_suffix(".ipynb")
 
 
 @dataclass
@@ -139,8 +133,8 @@ class SplitResult:
 
 
 def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
-                    build_root: Path, progress=None, prune: bool = False) -> SplitResult:
-    """Write the notebooks of `sections` for `tabs` under ``_build/notebooks``.
+                    layout: Layout, progress=None, prune: bool = False) -> SplitResult:
+    """Write the notebooks of `sections` for `tabs` where `layout` puts them.
 
     With `prune`, notebooks of sections or tabs that no longer exist are removed.
     """
@@ -152,7 +146,7 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
             if tab not in own_tabs:
                 result.missing_tabs.append((section, tab))
                 continue
-            path = notebook_path(build_root, tab, section)
+            path = layout.notebook(tab, section)
             text = nbformat.writes(split_section(section, tab)) + "\n"
             (result.written if write_if_changed(path, text) else result.unchanged).append(path)
             made.append(tab)
@@ -162,7 +156,7 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
     if prune:
         kept = set(result.written + result.unchanged)
         for tab in tabs:
-            for path in sorted((build_root / NOTEBOOKS_DIR / tab).rglob("*.ipynb")):
+            for path in sorted(layout.notebooks(tab).rglob("*.ipynb")):
                 if path not in kept:
                     path.unlink()
                     result.removed.append(path)

@@ -26,7 +26,7 @@ def repository_cells(kind: CellKind) -> list[tuple[str, Cell]]:
     """(source path, cell) for every cell of `kind` in this repository's book, in book order."""
     book, problems = parse_book(load_config(REPO))
     assert not problems, problems
-    return [(section.source, cell) for section in book.pages() for cell in section.cells
+    return [(section.display_path, cell) for section in book.pages() for cell in section.cells
             if cell.kind is kind]
 
 

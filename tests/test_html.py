@@ -21,6 +21,7 @@ from conftest import DECLARE, REPO, copy_repository, write_book
 from tabbook.config import load_config
 from tabbook.environments import CHROMIUM, ensure_env, ensure_test_tools
 from tabbook.launch import launch_links
+from tabbook.layout import Layout
 from tabbook.parse import parse_book
 from tabbook.render import render_site
 from tabbook.split import split_section
@@ -344,13 +345,13 @@ def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
     config = load_config(root)
     book_model, problems = parse_book(config)
     assert not problems
-    eval_dir = tmp_path / "eval"
+    layout = Layout(root)
     for section in book_model.pages():
         for tab in section.tabs:
-            path = eval_dir / tab / section.path.with_suffix(".ipynb")
+            path = layout.executed(tab, section)
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(split_section(section, tab), path)
-    site = render_site(book_model, config, config.build.tabs, eval_dir).folder
+    site = render_site(book_model, config, config.build.tabs, layout).folder
     browse = visitor()
     browse.page.goto((site / "chap" / "sec.html").as_uri() + "?tab=tensorflow")
     notice = browse.page.locator("#missing-tab")

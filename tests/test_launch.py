@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -15,6 +14,7 @@ import pytest
 from conftest import DECLARE, REPO, write_book
 from tabbook.config import load_config
 from tabbook.kernels import write_kernel_spec
+from tabbook.layout import Layout
 from tabbook.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
 from tabbook.numbering import number_book
@@ -88,7 +88,7 @@ def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
             assert ("kaggle" in notebook.metadata) is gpus
             assert "mxnet==" in setup.source if tab == "mxnet" else "mxnet" not in setup.source
             assert ("pandas==2.3.3" in setup.source) is gpus
-            assert "2026-11-21" in notebook.cells[0].source
+            assert "exécuté le 21/11/2026 à 10:00 UTC" in notebook.cells[0].source
             compile(setup.source, "setup", "exec")
             assert not any("tabbook" in c.metadata for c in notebook.cells)
 
@@ -126,23 +126,22 @@ def test_links_for_one_section_each_framework(small_book):
                                f"main/{tab}/chap/gpu.ipynb")
         assert links.kaggle == ("https://www.kaggle.com/kernels/welcome?src=https://github.com/"
                                 f"owner/book/blob/main/{tab}/chap/gpu.ipynb")
-        assert links.raw == f"https://raw.githubusercontent.com/owner/book/main/{tab}/chap/gpu.ipynb"
 
 
 def test_write_skips_prose_pages_and_reports_missing_executions(small_book, tmp_path):
     config, sections, numbers = small_book
-    eval_dir = tmp_path / "eval"
+    layout = Layout(config.root)
     for name in ("chap/gpu", "chap/prose"):
-        path = eval_dir / "pytorch" / f"{name}.ipynb"
+        path = layout.executed("pytorch", sections[name])
         path.parent.mkdir(parents=True, exist_ok=True)
         nbformat.write(executed(sections[name], "pytorch"), path)
     pairs = [(sections[n], t) for n in ("chap/gpu", "chap/cpu", "chap/prose")
              for t in ("pytorch",)]
-    result = write_launch_notebooks(config, numbers, pairs, eval_dir)
+    result = write_launch_notebooks(config, numbers, pairs, layout)
     assert [p.relative_to(config.root).as_posix() for p in result.written] == \
         ["_build/launch/pytorch/chap/gpu.ipynb"]
     assert [(s.name, t) for s, t in result.missing] == [("chap/cpu", "pytorch")]
-    again = write_launch_notebooks(config, numbers, pairs, eval_dir)
+    again = write_launch_notebooks(config, numbers, pairs, layout)
     assert not again.written and len(again.unchanged) == 1
 
 

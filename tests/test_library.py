@@ -8,7 +8,7 @@ import pytest
 
 from conftest import REPO, SHARED, md, write_book
 from tabbook.config import load_config
-from tabbook.library import collect, render
+from tabbook.library import collect, library_text
 from tabbook.parse import parse_book
 from test_cli import build, repo_copy  # noqa: F401  (fixture)
 
@@ -18,7 +18,7 @@ SEED = SHARED / "seeds" / "003_1ebbe50d8f209f39.txt"
 def library_of(root, tab: str) -> str:
     config = load_config(root)
     book, _ = parse_book(config)
-    return render(collect(book, config, tab))
+    return library_text(collect(book, config, tab))
 
 
 def classes(source: str) -> dict[str, ast.ClassDef]:

@@ -32,7 +32,7 @@ def context(tmp_path):
     book, problems = parse_book(config)
     assert not problems
     section = book.chapters[0].sections[0]
-    ctx = PageContext(section.name, section.source, number_book(book), tmp_path / "site", root)
+    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site", root)
     return ctx, section
 
 

@@ -9,6 +9,7 @@ import pytest
 from conftest import DECLARE, SHARED, md
 from tabbook.parse import parse_section
 from tabbook.pycode import analyse
+from tabbook.layout import Layout
 from tabbook.split import code_cells, split_section, write_notebooks
 
 TABS = ("pytorch", "mxnet", "tensorflow")
@@ -253,12 +254,12 @@ def test_a_section_lacking_a_tab_gets_no_notebook_for_it(tmp_path):
         a = 1
         ```
     """))
-    result = write_notebooks([section], ("pytorch", "mxnet", "tensorflow"), tmp_path)
+    result = write_notebooks([section], ("pytorch", "mxnet", "tensorflow"), Layout(tmp_path))
     names = sorted(p.relative_to(tmp_path).as_posix() for p in result.written)
     assert names == ["_build/notebooks/mxnet/sec.ipynb", "_build/notebooks/pytorch/sec.ipynb"]
     assert [(s.name, tab) for s, tab in result.missing_tabs] == [("sec", "tensorflow")]
     assert not (tmp_path / "_build/notebooks/tensorflow").exists()
-    again = write_notebooks([section], ("pytorch", "mxnet"), tmp_path)
+    again = write_notebooks([section], ("pytorch", "mxnet"), Layout(tmp_path))
     assert again.written == [] and len(again.unchanged) == 2
 
 

@@ -1,0 +1,88 @@
+"""Where every output of a build goes: the one place that names ``_build/…`` paths.
+
+A stage asks the layout for a folder or file; none joins path pieces itself, so
+moving an output (or adding one) is a change here alone.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from .model import Section
+
+BUILD_DIR = "_build"
+
+
+@dataclass(frozen=True)
+class Layout:
+    root: Path
+    """The book's folder (where config.ini is); outputs go to ``root/_build``."""
+
+    @property
+    def build(self) -> Path:
+        return self.root / BUILD_DIR
+
+    @property
+    def lock(self) -> Path:
+        """Held for the whole of a command that writes into ``_build``."""
+        return self.build / ".lock"
+
+    # -- per-framework notebooks, one per section ------------------------------
+    def notebooks(self, tab: str) -> Path:
+        """The split, not yet executed, notebooks of `tab`."""
+        return self.build / "notebooks" / tab
+
+    def notebook(self, tab: str, section: Section) -> Path:
+        return self.notebooks(tab) / _notebook_name(section)
+
+    @property
+    def eval(self) -> Path:
+        """Executed notebooks (one folder per tab) and the execution report."""
+        return self.build / "eval"
+
+    def executed(self, tab: str, section: Section) -> Path:
+        return self.eval / tab / _notebook_name(section)
+
+    def cache_record(self, tab: str, section: Section) -> Path:
+        """A notebook's execution record: its cache key and outputs by cell id."""
+        return self.build / "cache" / tab / section.path.with_suffix(".json")
+
+    def runtime_record(self, tab: str) -> Path:
+        """What the last probe of `tab`'s interpreter found."""
+        return self.build / "cache" / f"runtime-{tab}.json"
+
+    @property
+    def jupyter(self) -> Path:
+        """Kernel specs, Jupyter's runtime files and IPython's profile."""
+        return self.build / "kernels"
+
+    # -- what readers get -------------------------------------------------------
+    @property
+    def launch(self) -> Path:
+        """The tree of the published notebooks branch: ``<tab>/<section>.ipynb``."""
+        return self.build / "launch"
+
+    def launch_notebook(self, tab: str, section: Section) -> Path:
+        return self.launch / published_path(tab, section)
+
+    def site(self, tabs: tuple[str, ...], book_tabs: tuple[str, ...]) -> Path:
+        """``_build/html`` for every tab of the book, ``_build/html-<tabs>`` for a subset."""
+        if tuple(tabs) == tuple(book_tabs):
+            return self.build / "html"
+        return self.build / ("html-" + "-".join(tabs))
+
+    def shown(self, path: Path) -> str:
+        """`path` as messages show it: relative to the book's folder."""
+        try:
+            return path.relative_to(self.root).as_posix()
+        except ValueError:
+            return str(path)
+
+
+def _notebook_name(section: Section) -> Path:
+    return section.path.with_suffix(".ipynb")
+
+
+def published_path(tab: str, section: Section) -> str:
+    """Path of a launch notebook inside the published notebooks branch."""
+    return f"{tab}/{_notebook_name(section).as_posix()}"
