@@ -10,110 +10,120 @@ from pathlib import Path
 
 from .bibliography import entries_by_page
 from .config import Config
-from .model import ALL_TABS, Book, CellKind, Problem, Section
-from .pycode import analyse, compile_issue, saved_definitions, unsaved_rest
+from .model import ALL_TABS, Book, Cell, CellKind, Problem, Section
+from .pycode import Analysis, analyse, compile_issue, saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "data:")
 
 
+class _Findings:
+    """The problems found in one section, each at its .md line."""
+
+    def __init__(self, section: Section):
+        self.section = section
+        self.problems: list[Problem] = []
+
+    def add(self, line: int, message: str, fix: str, tab: str = "",
+            warning: bool = False) -> None:
+        self.problems.append(Problem(self.section.display_path, line, message, fix, tab,
+                                     warning))
+
+
 def _tab_problems(section: Section, config: Config) -> list[Problem]:
-    problems = []
+    found = _Findings(section)
     book_tabs = config.build.tabs
-    section_tabs = section.tabs
-
-    def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
-        problems.append(Problem(section.display_path, line, message, fix, tab, warning))
-
     for tab in section.declared_tabs or ():
         if tab not in book_tabs:
-            bad(section.declaration_line, f"the section declares tab {tab!r}, which is not one "
-                f"of the book's tabs ({', '.join(book_tabs)})",
-                "remove it or add it to [build] tabs in config.ini")
-
-    def check_names(names: tuple[str, ...], line: int, what: str) -> None:
-        for name in names:
-            if name == ALL_TABS:
-                continue
-            if name not in book_tabs:
-                bad(line, f"unknown tab {name!r} in {what}",
-                    f"use one of: {', '.join((ALL_TABS,) + book_tabs)}")
-            elif name not in section_tabs:
-                bad(line, f"tab {name!r} in {what} is not declared by this section "
-                    f"({', '.join(section_tabs)}); no notebook shows it",
-                    "add it to the section's tab.interact_select([...]) or change the tab",
-                    warning=True)
-
+            found.add(section.declaration_line, f"the section declares tab {tab!r}, which is "
+                      f"not one of the book's tabs ({', '.join(book_tabs)})",
+                      "remove it or add it to [build] tabs in config.ini")
     for cell in section.cells:
         if cell.kind is CellKind.CODE and cell.tab_line is None:
-            if config.build.default_tab not in section_tabs:
-                bad(cell.line, f"an untagged code cell belongs to the default tab "
-                    f"{config.build.default_tab!r}, which this section does not declare",
-                    "start the cell with %%tab <tab>")
+            if config.build.default_tab not in section.tabs:
+                found.add(cell.line, f"an untagged code cell belongs to the default tab "
+                          f"{config.build.default_tab!r}, which this section does not declare",
+                          "start the cell with %%tab <tab>")
+        elif cell.tab_line is not None:
+            _check_tab_names(found, cell, book_tabs)
+    return found.problems
+
+
+def _check_tab_names(found: _Findings, cell: Cell, book_tabs: tuple[str, ...]) -> None:
+    """The tabs a %%tab or :begin_tab: names are the book's, and the section's."""
+    what = "%%tab" if cell.kind is CellKind.CODE else ":begin_tab:"
+    if cell.tabs == ("",):
+        found.add(cell.tab_line, f"{what} names no tab", f"write e.g. {what} pytorch")
+        return
+    for name in cell.tabs:
+        if name == ALL_TABS:
             continue
-        if cell.tab_line is None:
-            continue
-        if cell.tabs == ("",):
-            what = "%%tab" if cell.kind is CellKind.CODE else ":begin_tab:"
-            bad(cell.tab_line, f"{what} names no tab", f"write e.g. {what} pytorch")
-            continue
-        check_names(cell.tabs, cell.tab_line,
-                    "%%tab" if cell.kind is CellKind.CODE else ":begin_tab:")
-    return problems
+        if name not in book_tabs:
+            found.add(cell.tab_line, f"unknown tab {name!r} in {what}",
+                      f"use one of: {', '.join((ALL_TABS,) + book_tabs)}")
+        elif name not in found.section.tabs:
+            found.add(cell.tab_line, f"tab {name!r} in {what} is not declared by this section "
+                      f"({', '.join(found.section.tabs)}); no notebook shows it",
+                      "add it to the section's tab.interact_select([...]) or change the tab",
+                      warning=True)
 
 
 def _code_problems(section: Section, config: Config,
                    saved_classes: dict[str, set[str]]) -> list[Problem]:
     """Compile every code cell for each of its tabs; check #@save and add_to_class."""
-    problems = []
+    found = _Findings(section)
     book_tabs = config.build.tabs
-    section_tabs = [t for t in section.tabs if t in book_tabs]
-
-    def bad(line: int, message: str, fix: str, tab: str = "", warning: bool = False) -> None:
-        problems.append(Problem(section.display_path, line, message, fix, tab, warning))
-
     for cell in section.code_cells():
-        for offset, line in enumerate(cell.source.split("\n")):
-            indentation = line[:len(line) - len(line.lstrip(" \t"))]
-            if "\t" in indentation:
-                bad(cell.line + offset, "tab character in the indentation of code",
-                    "indent with spaces (4 per level)")
+        _check_indentation(found, cell)
         analysis = analyse(cell.source)
         for issue in analysis.issues:
-            bad(cell.line + issue.index, issue.message, issue.fix)
+            found.add(cell.line + issue.index, issue.message, issue.fix)
         for index, name in analysis.tab_names:
             if name not in book_tabs:
-                bad(cell.line + index, f"unknown tab {name!r} in tab.selected",
-                    f"use one of: {', '.join(book_tabs)}")
-        for tab in section_tabs:
-            if not cell.in_tab(tab):
-                continue
-            resolved = analysis.resolve(tab)
-            issue = analysis.syntax_error or compile_issue(resolved)
-            if issue:
-                bad(cell.line + issue.index, issue.message, issue.fix, tab)
-                continue
-            saved, issues = saved_definitions(resolved)
-            for issue in issues:
-                bad(cell.line + issue.index, issue.message, issue.fix, tab)
-            # An import cell whose #@save reads as "save this cell", cut by a blank line.
-            rest = unsaved_rest(resolved) if all(item.kind == "import" for item in saved) \
-                else None
-            if rest is not None:
-                bad(cell.line + rest, "this code is not saved: the #@save on the cell's first "
-                    "line saves the imports up to the first blank line only (d2lbook's rule)",
-                    "remove the blank line, or mark this code with its own #@save", tab,
-                    warning=True)
-            for definition in saved:
-                line = cell.line + definition.index
-                if definition.kind == "class":
-                    saved_classes[tab].add(definition.name)
-                elif definition.kind == "method" and \
-                        definition.target_class not in saved_classes[tab]:
-                    bad(line, f"add_to_class({definition.target_class}): class "
-                        f"{definition.target_class!r} is not saved earlier in book order",
-                        f"save `class {definition.target_class}` with #@save in an earlier "
-                        "section or cell", tab)
-    return problems
+                found.add(cell.line + index, f"unknown tab {name!r} in tab.selected",
+                          f"use one of: {', '.join(book_tabs)}")
+        for tab in section.tabs:
+            if tab in book_tabs and cell.in_tab(tab):
+                _check_resolved(found, cell, tab, analysis, saved_classes[tab])
+    return found.problems
+
+
+def _check_indentation(found: _Findings, cell: Cell) -> None:
+    for offset, line in enumerate(cell.source.split("\n")):
+        indentation = line[:len(line) - len(line.lstrip(" \t"))]
+        if "\t" in indentation:
+            found.add(cell.line + offset, "tab character in the indentation of code",
+                      "indent with spaces (4 per level)")
+
+
+def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
+                    saved_classes: set[str]) -> None:
+    """A cell's code for one tab: it compiles, and what #@save saves can be saved.
+
+    `saved_classes` (the tab's classes saved so far, in book order) grows with the cell's."""
+    resolved = analysis.resolve(tab)
+    issue = analysis.syntax_error or compile_issue(resolved)
+    if issue:
+        found.add(cell.line + issue.index, issue.message, issue.fix, tab)
+        return
+    saved, issues = saved_definitions(resolved)
+    for issue in issues:
+        found.add(cell.line + issue.index, issue.message, issue.fix, tab)
+    # An import cell whose #@save reads as "save this cell", cut by a blank line.
+    rest = unsaved_rest(resolved) if all(item.kind == "import" for item in saved) else None
+    if rest is not None:
+        found.add(cell.line + rest, "this code is not saved: the #@save on the cell's first "
+                  "line saves the imports up to the first blank line only (d2lbook's rule)",
+                  "remove the blank line, or mark this code with its own #@save", tab,
+                  warning=True)
+    for definition in saved:
+        if definition.kind == "class":
+            saved_classes.add(definition.name)
+        elif definition.kind == "method" and definition.target_class not in saved_classes:
+            found.add(cell.line + definition.index,
+                      f"add_to_class({definition.target_class}): class "
+                      f"{definition.target_class!r} is not saved earlier in book order",
+                      f"save `class {definition.target_class}` with #@save in an earlier "
+                      "section or cell", tab)
 
 
 def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:

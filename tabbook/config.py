@@ -328,6 +328,23 @@ def _launch(section: Callable[[str], _IniSection], entries: Entries, release: st
     )
 
 
+def _check_known(entries: Entries, section_lines: dict[str, int]) -> None:
+    """Unknown sections and keys are errors, at their line."""
+    for name, keys in entries.items():
+        pattern = _pattern(name)
+        if name in _D2LBOOK_SECTIONS:
+            continue
+        if pattern not in _KNOWN:
+            known = ", ".join(f"[{s}]" for s in _KNOWN)
+            raise ConfigError(f"{CONFIG_FILE}:{section_lines[name]}: unknown section [{name}] — "
+                              f"known sections: {known} (and d2lbook's "
+                              f"{', '.join(f'[{s}]' for s in sorted(_D2LBOOK_SECTIONS))})")
+        for key, (_, line) in keys.items():
+            if key not in _KNOWN[pattern] | _D2LBOOK_ONLY.get(pattern, set()):
+                raise ConfigError(f"{CONFIG_FILE}:{line}: unknown key {key!r} in [{name}] — "
+                                  f"known keys: {', '.join(sorted(_KNOWN[pattern]))}")
+
+
 def load_config(root: Path) -> Config:
     """Read and validate ``root/config.ini``."""
     path = root / CONFIG_FILE
@@ -336,21 +353,7 @@ def load_config(root: Path) -> Config:
                           "or name it with -C DIR")
     entries, section_lines = _read_ini(path)
     file = CONFIG_FILE
-
-    # Unknown sections and keys, with the line where they are.
-    for name, keys in entries.items():
-        pattern = _pattern(name)
-        if name in _D2LBOOK_SECTIONS:
-            continue
-        if pattern not in _KNOWN:
-            known = ", ".join(f"[{s}]" for s in _KNOWN)
-            raise ConfigError(f"{file}:{section_lines[name]}: unknown section [{name}] — "
-                              f"known sections: {known} (and d2lbook's "
-                              f"{', '.join(f'[{s}]' for s in sorted(_D2LBOOK_SECTIONS))})")
-        for key, (_, line) in keys.items():
-            if key not in _KNOWN[pattern] | _D2LBOOK_ONLY.get(pattern, set()):
-                raise ConfigError(f"{file}:{line}: unknown key {key!r} in [{name}] — "
-                                  f"known keys: {', '.join(sorted(_KNOWN[pattern]))}")
+    _check_known(entries, section_lines)
 
     tabs_seen: list[str] = []
     build_entries = entries.get("build", {})

@@ -67,6 +67,25 @@ class Library:
                 return   # the same statement saved twice (e.g. by two marks)
         self.entries.append(definition)
 
+    def add(self, item: Saved, origin: str) -> bool:
+        """Add what one #@save saved in section `origin`; False for a method whose class
+        is not saved."""
+        if item.kind == "import":
+            for line in item.text.split("\n") if "(" not in item.text else [item.text]:
+                if line.strip() and not SELF_IMPORT.match(line) and line not in self.imports:
+                    self.imports.append(line)
+        elif item.kind == "class":
+            self.define(_class(item, origin))
+        elif item.kind in ("function", "statement"):
+            if item.text.strip() != SELF_MODULE:   # the header defines it
+                self.define(Definition(item.name, item.text, origin))
+        else:
+            target = self.named(item.target_class)
+            if target is None or target.members is None:
+                return False
+            _add_method(target, item, origin)
+        return True
+
 
 def _indent(text: str, by: int) -> str:
     return "\n".join(" " * by + line if line.strip() else "" for line in text.split("\n"))
@@ -100,25 +119,11 @@ def collect(book: Book, config: Config, tab: str) -> Library:
                 continue
             saved, _ = saved_definitions(analyse(cell.source).resolve(tab))
             for item in saved:
-                if item.kind == "import":
-                    for line in item.text.split("\n") if "(" not in item.text else [item.text]:
-                        if line.strip() and not SELF_IMPORT.match(line) and \
-                                line not in library.imports:
-                            library.imports.append(line)
-                elif item.kind == "class":
-                    library.define(_class(item, section.display_path))
-                elif item.kind in ("function", "statement"):
-                    if item.text.strip() != SELF_MODULE:   # the header defines it
-                        library.define(Definition(item.name, item.text, section.display_path))
-                else:
-                    target = library.named(item.target_class)
-                    if target is None or target.members is None:
-                        problems.append(Problem(
-                            section.display_path, cell.line + item.index,
-                            f"add_to_class({item.target_class}): no saved class of that name",
-                            "save the class with #@save in an earlier section", tab))
-                        continue
-                    _add_method(target, item, section.display_path)
+                if not library.add(item, section.display_path):
+                    problems.append(Problem(
+                        section.display_path, cell.line + item.index,
+                        f"add_to_class({item.target_class}): no saved class of that name",
+                        "save the class with #@save in an earlier section", tab))
     if problems:
         raise SourceError(problems)
     return library

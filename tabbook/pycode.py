@@ -282,11 +282,14 @@ def analyse(source: str) -> Analysis:
     analysis.tree, analysis.syntax_error = tree, error
     if tree is None or "selected" not in source:   # no tab.selected: nothing to walk for
         return analysis
-    allowed: set[int] = set()
+    _find_chains(analysis, tree, lines)
+    _check_tab_calls(analysis, tree)
+    return analysis
+
+
+def _find_chains(analysis: Analysis, tree: ast.AST, lines: list[str]) -> None:
+    """The if/elif/else chains whose conditions are tab.selected tests."""
     elifs: set[int] = set()
-    for node in ast.walk(tree):
-        if isinstance(node, ast.If) and _is_tab_test(node.test):
-            allowed.update(id(n) for n in ast.walk(node.test))
     for node in ast.walk(tree):   # walk order: an `if` comes before its `elif`s
         if isinstance(node, ast.If) and id(node) not in elifs and _chain_has_tab_test(node, lines):
             chain = _chain_of(node, lines, elifs)
@@ -296,6 +299,13 @@ def analyse(source: str) -> Analysis:
                     "put the body on the next lines"))
             else:
                 analysis.chains.append(chain)
+
+
+def _check_tab_calls(analysis: Analysis, tree: ast.AST) -> None:
+    """Every tab.selected call names tabs literally, inside an if/elif condition."""
+    allowed = {id(n) for node in ast.walk(tree)
+               if isinstance(node, ast.If) and _is_tab_test(node.test)
+               for n in ast.walk(node.test)}
     for node in ast.walk(tree):
         if not _is_tab_call(node):
             continue
@@ -310,7 +320,6 @@ def analyse(source: str) -> Analysis:
             analysis.issues.append(CodeIssue(
                 node.lineno - 1, "tab.selected is used outside an if/elif condition",
                 "write `if tab.selected(...):` with the code of each framework in its branch"))
-    return analysis
 
 
 def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
