@@ -5,6 +5,8 @@ import os
 import threading
 from pathlib import Path
 
+import nbformat
+
 
 def atomic_write(path: Path, text: str) -> None:
     """Write `text` to a temporary file beside `path`, then rename it over `path`."""
@@ -21,3 +23,13 @@ def write_if_changed(path: Path, text: str) -> bool:
         return False
     atomic_write(path, text)
     return True
+
+
+def write_notebook_if_changed(path: Path, notebook: nbformat.NotebookNode) -> bool:
+    """`write_if_changed` for a notebook, in nbformat's own JSON layout.
+
+    Not validated here: every notebook comes from the split stage, whose output
+    the tests validate; validating each of them at every build cost most of a
+    no-op build.
+    """
+    return write_if_changed(path, nbformat.v4.writes_json(notebook) + "\n")

@@ -19,7 +19,7 @@ from pathlib import Path
 
 import nbformat
 
-from .files import write_if_changed
+from .files import write_notebook_if_changed
 from .layout import Layout
 from .model import METADATA_KEY, CellKind, Section
 from .parse import strip_slide_marks
@@ -147,8 +147,8 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
                 result.missing_tabs.append((section, tab))
                 continue
             path = layout.notebook(tab, section)
-            text = nbformat.writes(split_section(section, tab)) + "\n"
-            (result.written if write_if_changed(path, text) else result.unchanged).append(path)
+            changed = write_notebook_if_changed(path, split_section(section, tab))
+            (result.written if changed else result.unchanged).append(path)
             made.append(tab)
         if progress:
             progress(number, len(sections), section, made,

@@ -6,8 +6,9 @@ import ast
 import nbformat
 import pytest
 
-from conftest import DECLARE, SHARED, md
-from tabbook.parse import parse_section
+from conftest import DECLARE, REPO, SHARED, md
+from tabbook.config import load_config
+from tabbook.parse import parse_book, parse_section
 from tabbook.pycode import analyse
 from tabbook.layout import Layout
 from tabbook.split import code_cells, split_section, write_notebooks
@@ -316,3 +317,16 @@ def test_seed_keeps_the_right_branch_per_framework(seed_notebooks):
     assert not any("prepare_model" in s for s in tf_code)
     assert any(s.startswith("from d2l import tensorflow as d2l") for s in tf_code)
     assert not any("torch" in s for s in mx_code)
+
+
+def test_every_notebook_of_the_book_is_valid_nbformat():
+    """The build writes notebooks without validating them (it costs most of a no-op
+    build): what the split stage makes must always be valid."""
+    book, problems = parse_book(load_config(REPO))
+    assert not problems
+    notebooks = [(section.name, tab, split_section(section, tab))
+                 for section in book.pages() for tab in section.tabs]
+    assert len(notebooks) >= 50
+    for name, tab, notebook in notebooks:
+        nbformat.validate(notebook)
+        assert nbformat.writes(notebook) == nbformat.v4.writes_json(notebook), (name, tab)
