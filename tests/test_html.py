@@ -22,6 +22,7 @@ from tabbook.config import load_config
 from tabbook.environments import CHROMIUM, ensure_env, ensure_test_tools
 from tabbook.launch import launch_links
 from tabbook.layout import Layout
+from tabbook.numbering import number_book
 from tabbook.parse import parse_book
 from tabbook.render import render_site
 from tabbook.split import split_section
@@ -351,7 +352,8 @@ def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
             path = layout.executed(tab, section)
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(split_section(section, tab), path)
-    site = render_site(book_model, config, config.build.tabs, layout).folder
+    site = render_site(book_model, config, number_book(book_model), config.build.tabs,
+                       layout).folder
     browse = visitor()
     browse.page.goto((site / "chap" / "sec.html").as_uri() + "?tab=tensorflow")
     notice = browse.page.locator("#missing-tab")
