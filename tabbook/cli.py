@@ -385,7 +385,7 @@ def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -
     def progress(number: int, total: int, section: Section, seconds: float) -> None:
         print(f"[{number:>{width}}/{total}] html {section.name} ({seconds:.2f} s)", flush=True)
 
-    result = render_site(book, config, tabs, Layout(root), progress)
+    result = render_site(book, config, number_book(book), tabs, Layout(root), progress)
     site = result.folder.relative_to(root).as_posix()
     done = "search index built" if result.rendered else \
         "unchanged: nothing it is made from changed"

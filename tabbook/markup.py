@@ -1,4 +1,4 @@
-"""HTML for the pieces of a page: prose, code, notebook outputs.
+"""HTML for the prose of a page (code and notebook outputs: tabbook/outputs.py).
 
 Prose is d2lbook Markdown: headings get their number and anchor, a figure line
 with its ``:label:`` becomes a numbered <figure>, ``$$…$$`` with ``:eqlabel:``
@@ -7,31 +7,21 @@ Math becomes MathML here, at build time: pages need no script or network for it.
 """
 from __future__ import annotations
 
-import base64
-import functools
 import hashlib
 import html
 import posixpath
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
 
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 from mdit_py_plugins.dollarmath import dollarmath_plugin
-from pygments import highlight
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from .numbering import FIGURE_LINE, Numbers, split_reference
 from .parse import BIBLIOGRAPHY, CITATION, HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
 
 ATTRIBUTE_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`([^`]*)`\s*$")
-ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
-ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 35: "magenta",
-                36: "cyan", 37: "white"}
 
 
 def _math(latex: str, display: bool) -> str:
@@ -49,18 +39,6 @@ def _markdown() -> MarkdownIt:
 
 
 MARKDOWN = _markdown()
-# One formatter for every block: building one computes its whole style sheet.
-CODE_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-@functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
-def highlight_code(source: str, language: str = "python") -> str:
-    try:
-        lexer = get_lexer_by_name(language or "text")
-    except ClassNotFound:
-        lexer = TextLexer()
-    body = highlight(source, lexer, CODE_FORMATTER)
-    return f'<pre class="code highlight" data-lang="{html.escape(language)}"><code>{body}</code></pre>'
 
 
 @dataclass
@@ -270,59 +248,3 @@ def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
     return re.sub(r'href="(?![a-z][a-z0-9+.-]*:|#)([^"#]+)\.md(#[^"]*)?"',
                   lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', rendered)
 
-
-# -- notebook outputs ----------------------------------------------------------
-def ansi_to_html(text: str) -> str:
-    """Colour codes of tracebacks -> <span> classes (the rest escaped)."""
-    parts, classes, position = [], [], 0
-    for match in ANSI_CODE.finditer(text):
-        parts.append(_span(html.escape(text[position:match.start()]), classes))
-        position = match.end()
-        for code in [int(c) for c in match.group(1).split(";") if c] or [0]:
-            if code == 0:
-                classes = []
-            elif code == 1:
-                classes.append("ansi-bold")
-            elif code in ANSI_CLASSES or code - 60 in ANSI_CLASSES:
-                classes = [c for c in classes if not c.startswith("ansi-fg")]
-                classes.append(f"ansi-fg-{ANSI_CLASSES.get(code) or ANSI_CLASSES[code - 60]}")
-    parts.append(_span(html.escape(text[position:]), classes))
-    return "".join(parts)
-
-
-def _span(text: str, classes: list[str]) -> str:
-    return f'<span class="{" ".join(classes)}">{text}</span>' if classes and text else text
-
-
-def _joined(value) -> str:
-    return "".join(value) if isinstance(value, list) else value
-
-
-def render_outputs(outputs: list, ctx: PageContext,
-                   describe: Callable[[int], str] = lambda n: "Figure produite par le code") -> str:
-    """The outputs of one code cell, richest representation first."""
-    rendered = []
-    for number, output in enumerate(outputs):
-        kind = output.get("output_type")
-        if kind == "stream":
-            css = "output stderr" if output.get("name") == "stderr" else "output"
-            rendered.append(f'<pre class="{css}">{ansi_to_html(_joined(output["text"]))}</pre>')
-        elif kind == "error":
-            rendered.append('<pre class="output error">'
-                            + ansi_to_html("\n".join(output.get("traceback", []))) + "</pre>")
-        elif kind in ("display_data", "execute_result"):
-            data = output.get("data", {})
-            if "image/svg+xml" in data:
-                url = ctx.output_file(_joined(data["image/svg+xml"]).encode(), ".svg")
-                rendered.append(f'<img class="output" src="{url}" alt="{describe(number)}" '
-                                f'loading="lazy">')
-            elif "image/png" in data:
-                url = ctx.output_file(base64.b64decode(_joined(data["image/png"])), ".png")
-                rendered.append(f'<img class="output" src="{url}" alt="{describe(number)}" '
-                                f'loading="lazy">')
-            elif "text/html" in data:
-                rendered.append(f'<div class="output html">{_joined(data["text/html"])}</div>')
-            elif "text/plain" in data:
-                rendered.append(f'<pre class="output">'
-                                f'{ansi_to_html(_joined(data["text/plain"]))}</pre>')
-    return "".join(rendered)

@@ -9,29 +9,40 @@ A site built for one tab has no tab interface at all.
 from __future__ import annotations
 
 import hashlib
-import html
-import json
-import re
 import shutil
 import subprocess
 import time
 from dataclasses import dataclass
 from pathlib import Path
 
+import jinja2
 import nbformat
+import rcssmin
+from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from .config import Config
 from .frameworks import display_name
-from .launch import has_launch_notebook, launch_links
+from .launch import LaunchLinks, has_launch_notebook, launch_links
 from .layout import Layout, published_path
-from .markup import PageContext, highlight_code, render_outputs, render_prose
-from .model import ALL_TABS, Book, CellKind, Section
-from .numbering import Numbers, number_book
+from .markup import PageContext, render_prose
+from .model import ALL_TABS, Book, Cell, CellKind, Section
+from .numbering import Numbers
+from .outputs import highlight_code, render_outputs
 from .provenance import describe, provenance_of
 from .split import code_cells
 
 ASSETS = Path(__file__).parent / "assets"
+TEMPLATES = Path(__file__).parent / "templates"
+ENVIRONMENT = jinja2.Environment(
+    loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html"]),
+    undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
+    keep_trailing_newline=True)
+ENVIRONMENT.filters["framework"] = display_name
+MACROS = ENVIRONMENT.get_template("macros.html").module
+
+Part = Markup | dict[str, list[Markup]]
+"""A piece of a page: HTML common to its tabs, or a tab group ({tab: its fragments})."""
 
 
 class RenderError(Exception):
@@ -67,128 +78,69 @@ def _fence_language(info: str) -> str:
     return word.lstrip(".")
 
 
-def _blocks(site: Site, section: Section, page_tabs: list[str], ctx: PageContext,
-            notebooks: dict[str, nbformat.NotebookNode]) -> list[str | dict[str, str]]:
-    """The page as a list of common HTML strings and {tab: HTML} fragments."""
-    # A model cell's code for each tab, and its executed cell found by cell id.
-    code = {tab: code_cells(section, tab) for tab in page_tabs}
-    executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
-                for tab, nb in notebooks.items()}
-    blocks: list[str | dict[str, str]] = []
+class _CodeCells:
+    """A page's code cells in each tab, and their executed cells found by cell id."""
+
+    def __init__(self, section: Section, notebooks: dict[str, nbformat.NotebookNode]):
+        self.code = {tab: code_cells(section, tab) for tab in notebooks}
+        self.executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
+                         for tab, nb in notebooks.items()}
+
+    def fragment(self, tab: str, position: int, ctx: PageContext) -> Markup | None:
+        """The model cell at `position` as a code cell of `tab`, with its outputs."""
+        code_cell = self.code[tab].get(position)
+        if code_cell is None:   # nothing left for this tab once tab.selected is resolved
+            return None
+        run = self.executed[tab].get(code_cell.id)
+        outputs = render_outputs(run.outputs, ctx) if run else Markup()
+        return MACROS.cell(highlight_code(code_cell.source), outputs)
+
+
+def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
+               ctx: PageContext) -> dict[str, Markup]:
+    """One model cell's HTML in each of `tabs` that shows something for it."""
+    if cell.kind is CellKind.PROSE:
+        return dict.fromkeys(tabs, Markup(render_prose(cell.source, cell.line, ctx)))
+    if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
+        return {}   # Sphinx markup: the checks warned that the HTML leaves it out
+    if cell.kind is CellKind.DISPLAY:
+        return dict.fromkeys(tabs, highlight_code(cell.source, _fence_language(cell.fence)))
+    fragments = {tab: code.fragment(tab, position, ctx) for tab in tabs}
+    return {tab: fragment for tab, fragment in fragments.items() if fragment is not None}
+
+
+def _parts(section: Section, page_tabs: list[str], ctx: PageContext,
+           notebooks: dict[str, nbformat.NotebookNode]) -> list[Part]:
+    """The page's content; consecutive per-tab fragments form one tab group."""
+    code = _CodeCells(section, notebooks)
+    parts: list[Part] = []
     for position, cell in enumerate(section.cells):
         tabs = [t for t in page_tabs if cell.in_tab(t)]
-        if not tabs:
-            continue
-        if cell.kind is CellKind.PROSE:
-            fragment = render_prose(cell.source, cell.line, ctx)
-            per_tab = {tab: fragment for tab in tabs}
-        elif cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
-            continue   # Sphinx markup: the checks warned that the HTML leaves it out
-        elif cell.kind is CellKind.DISPLAY:
-            per_tab = {tab: highlight_code(cell.source, _fence_language(cell.fence))
-                       for tab in tabs}
-        else:
-            per_tab = {}
-            for tab in tabs:
-                code_cell = code[tab].get(position)
-                if code_cell is None:   # nothing left for this tab once tab.selected is resolved
-                    continue
-                run = executed[tab].get(code_cell.id)
-                outputs = render_outputs(run.outputs, ctx) if run else ""
-                per_tab[tab] = (f'<div class="cell">{highlight_code(code_cell.source)}'
-                                f'{f"<div class=outputs>{outputs}</div>" if outputs else ""}</div>')
+        per_tab = _fragments(cell, position, tabs, code, ctx) if tabs else {}
         if not per_tab:
             continue
-        if cell.tabs == (ALL_TABS,) and len(set(per_tab.values())) == 1 and \
-                len(per_tab) == len(page_tabs):
-            blocks.append(next(iter(per_tab.values())))
-        else:
-            blocks.append(per_tab)
-    return blocks
+        if cell.tabs == (ALL_TABS,) and len(per_tab) == len(page_tabs) and \
+                len(set(per_tab.values())) == 1:
+            parts.append(next(iter(per_tab.values())))
+            continue
+        if not parts or not isinstance(parts[-1], dict):
+            parts.append({})
+        for tab, fragment in per_tab.items():
+            parts[-1].setdefault(tab, []).append(fragment)
+    return parts
 
 
-def _tab_group(site: Site, fragments: dict[str, list[str]]) -> str:
-    if not site.tabbed:
-        return "".join(part for parts in fragments.values() for part in parts)
-    buttons = "".join(
-        f'<button type="button" role="tab" data-tab-button="{tab}" '
-        f'aria-selected="{"true" if tab == site.tabs[0] else "false"}">'
-        f"{display_name(tab)}</button>" for tab in site.tabs if tab in fragments)
-    panels = "".join(f'<div class="tab-panel" role="tabpanel" data-tab="{tab}" '
-                     f'aria-label="{display_name(tab)}">{"".join(fragments[tab])}</div>'
-                     for tab in site.tabs if tab in fragments)
-    return (f'<div class="tab-group"><div class="tab-list" role="tablist" '
-            f'aria-label="Framework">{buttons}</div>{panels}</div>')
+@dataclass(frozen=True)
+class _Launch:
+    """What the launch buttons of one tab point to."""
+    tab: str
+    links: LaunchLinks
+    download: str
 
 
-def _merge(site: Site, blocks: list[str | dict[str, str]]) -> str:
-    """Consecutive per-tab fragments form one tab group; common HTML breaks groups."""
-    parts: list[str] = []
-    group: dict[str, list[str]] = {}
-    for block in blocks:
-        if isinstance(block, str):
-            if group:
-                parts.append(_tab_group(site, group))
-                group = {}
-            parts.append(block)
-        else:
-            for tab, fragment in block.items():
-                group.setdefault(tab, []).append(fragment)
-    if group:
-        parts.append(_tab_group(site, group))
-    return "\n".join(parts)
-
-
-def _launch_buttons(site: Site, section: Section, tab: str, ctx: PageContext) -> str:
-    if not has_launch_notebook(section, tab):
-        return ""
-    links = launch_links(site.config, tab, section)
-    download = ctx.asset("notebooks/" + published_path(tab, section))
-    attribute = f' data-tab="{tab}"' if site.tabbed else ""
-    name = display_name(tab)
-    return (f'<div class="launch"{attribute}>'
-            f'<a class="button" href="{html.escape(links.colab)}" rel="noopener">'
-            f'Ouvrir dans Colab <span class="visually-hidden">({name})</span></a>'
-            f'<a class="button" href="{html.escape(links.kaggle)}" rel="noopener">'
-            f'Ouvrir dans Kaggle <span class="visually-hidden">({name})</span></a>'
-            f'<a class="button" href="{download}" download>Télécharger le carnet '
-            f'{name} (.ipynb)</a></div>')
-
-
-def _toc(site: Site, ctx: PageContext) -> str:
-    def item(section: Section) -> str:
-        number = site.numbers.sections.get(section.name, "")
-        current = ' aria-current="page"' if section.name == ctx.page else ""
-        shown = f'<span class="number">{number}</span> ' if number else ""
-        return (f'<a href="{ctx.url(section.name)}"{current}>{shown}'
-                f'{html.escape(section.title)}</a>')
-
-    chapters = "".join(
-        f"<li>{item(chapter.index)}<ol>"
-        + "".join(f"<li>{item(s)}</li>" for s in chapter.sections) + "</ol></li>"
-        for chapter in site.book.chapters)
-    return f'<ol class="toc"><li>{item(site.book.index)}</li>{chapters}</ol>'
-
-
-def _outline(ctx: PageContext) -> str:
-    if not ctx.outline:
-        return ""
-    items = "".join(f'<li class="level-{level}"><a href="#{anchor}">{html.escape(text)}</a></li>'
-                    for level, anchor, text in ctx.outline)
-    return (f'<aside class="outline" aria-labelledby="outline-title"><h2 id="outline-title">'
-            f"Sur cette page</h2><ol>{items}</ol></aside>")
-
-
-def _pager(site: Site, pages: list[Section], position: int, ctx: PageContext) -> str:
-    links = []
-    for offset, rel, word in ((-1, "prev", "Précédent"), (1, "next", "Suivant")):
-        if 0 <= position + offset < len(pages):
-            other = pages[position + offset]
-            number = site.numbers.sections.get(other.name, "")
-            links.append(f'<a class="{rel}" rel="{rel}" href="{ctx.url(other.name)}">'
-                         f'<span class="pager-word">{word}</span> '
-                         f'{(number + " ") if number else ""}{html.escape(other.title)}</a>')
-    return f'<nav class="pager" aria-label="Pages voisines">{"".join(links)}</nav>'
+def _launch(site: Site, section: Section, tab: str, ctx: PageContext) -> _Launch:
+    return _Launch(tab, launch_links(site.config, tab, section),
+                   ctx.asset("notebooks/" + published_path(tab, section)))
 
 
 def render_page(site: Site, pages: list[Section], position: int) -> str:
@@ -197,92 +149,17 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
                       site.config.root)
     notebooks = {tab: _executed(site, section, tab) for tab in page_tabs}
-    content = _merge(site, _blocks(site, section, page_tabs, ctx, notebooks))
-    has_code = any(has_launch_notebook(section, tab) for tab in page_tabs)
-    launch = "".join(_launch_buttons(site, section, tab, ctx) for tab in page_tabs)
-    provenance = "".join(
-        f'<p{f" data-tab={chr(34)}{tab}{chr(34)}" if site.tabbed else ""}>{text}</p>'
-        for tab in page_tabs if (text := describe(tab, provenance_of(notebooks[tab]))))
-    missing = ""
-    if site.tabbed and has_code:
-        missing = ('<p class="notice" id="missing-tab" hidden>Cette section n\'existe pas en '
-                   '<span data-missing-name></span> ; elle est montrée en '
-                   f'{display_name(page_tabs[0])}.</p>')
+    parts = _parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
+    launches = [_launch(site, section, tab, ctx) for tab in page_tabs
+                if has_launch_notebook(section, tab)]
+    provenance = [(tab, text) for tab in page_tabs
+                  if (text := describe(tab, provenance_of(notebooks[tab])))]
     number = site.numbers.sections.get(section.name, "")
-    title = f"{number} {section.title}".strip()
-    return _page_template(site, ctx, title, f"""
-{missing}{launch}
-<article>
-{content}
-</article>
-{_pager(site, pages, position, ctx)}""", _outline(ctx), provenance or
-        "<p>Cette page ne contient pas de code exécuté.</p>",
-        page_tabs=page_tabs if has_code else [])
-
-
-def _page_template(site: Site, ctx: PageContext, title: str, main: str, outline: str,
-                   footer: str, page_tabs: list[str]) -> str:
-    config = site.config
-    static = ctx.asset("_static")
-    tabs_json = html.escape(json.dumps(list(site.tabs)))
-    chooser = ""
-    if site.tabbed:
-        chooser = ('<label class="framework">Framework <select id="framework-select">'
-                   + "".join(f'<option value="{t}">{display_name(t)}</option>' for t in site.tabs)
-                   + "</select></label>")
-    return f"""<!DOCTYPE html>
-<html lang="{config.project.lang}" data-tab="{site.tabs[0]}" data-theme="auto">
-<head>
-<meta charset="utf-8">
-<meta name="viewport" content="width=device-width, initial-scale=1">
-<link rel="icon" href="data:,">
-<title>{html.escape(title)} — {html.escape(config.project.title)}</title>
-<script>
-/* Before the first paint: the reader's framework and theme, no flash of the default. */
-(function () {{
-  var d = document.documentElement, tabs = {json.dumps(list(site.tabs))};
-  try {{
-    var asked = new URLSearchParams(location.search).get("tab");
-    if (asked && tabs.indexOf(asked) >= 0) localStorage.setItem("tabbook-tab", asked);
-    var tab = localStorage.getItem("tabbook-tab");
-    if (tab && tabs.indexOf(tab) >= 0) d.dataset.tab = tab;
-    d.dataset.theme = localStorage.getItem("tabbook-theme") || "auto";
-  }} catch (e) {{}}
-  var dark = matchMedia("(prefers-color-scheme: dark)").matches;
-  d.dataset.scheme = d.dataset.theme === "auto" ? (dark ? "dark" : "light") : d.dataset.theme;
-}})();
-</script>
-<link rel="stylesheet" href="{static}/book.css">
-<script defer src="{static}/book.js"></script>
-</head>
-<body data-book-tabs="{tabs_json}" data-page-tabs="{html.escape(' '.join(page_tabs))}">
-<a class="skip" href="#content">Aller au contenu</a>
-<header class="top">
-<button type="button" class="menu" aria-controls="sidebar" aria-expanded="false">Sommaire</button>
-<a class="book-title" href="{ctx.url(site.book.index.name)}">{html.escape(config.project.title)}</a>
-<form class="search" role="search" action="{ctx.asset('search.html')}">
-<label class="visually-hidden" for="q">Rechercher dans le livre</label>
-<input id="q" name="q" type="search" placeholder="Rechercher…">
-</form>
-{chooser}
-<button type="button" class="theme" aria-label="Thème : automatique">◐</button>
-</header>
-<div class="layout">
-<nav id="sidebar" class="sidebar" aria-label="Sommaire du livre">
-{_toc(site, ctx)}
-</nav>
-<main id="content" data-pagefind-body>
-{main}
-</main>
-{outline}
-</div>
-<footer class="provenance">
-{footer}
-<p>{html.escape(config.project.title)}, version {config.project.release}.</p>
-</footer>
-</body>
-</html>
-"""
+    return ENVIRONMENT.get_template("page.html").render(
+        site=site, ctx=ctx, title=f"{number} {section.title}".strip(), parts=parts,
+        launches=launches, provenance=provenance, page_tabs=page_tabs if launches else [],
+        previous=pages[position - 1] if position > 0 else None,
+        following=pages[position + 1] if position + 1 < len(pages) else None)
 
 
 # -- the whole site ------------------------------------------------------------
@@ -296,28 +173,15 @@ def _stylesheet(site: Site) -> str:
     # Every framework-specific element is hidden unless its tab is the chosen one.
     tab_rules = "\n".join(f'html[data-tab="{tab}"] [data-tab]:not([data-tab="{tab}"]) '
                           "{ display: none; }" for tab in site.tabs)
-    return _minify(f"{base}\n{light}\n{dark_scoped}\n{tab_rules}\n")
+    # Comments and spacing out: every page loads this sheet (budget 200 KB a page).
+    return rcssmin.cssmin(f"{base}\n{light}\n{dark_scoped}\n{tab_rules}\n") + "\n"
 
 
-def _minify(css: str) -> str:
-    """Comments and spacing out: every page loads this sheet (budget 200 KB a page)."""
-    css = re.sub(r"/\*.*?\*/", "", css, flags=re.S)
-    css = re.sub(r"\s+", " ", css)
-    css = re.sub(r":\s+", ":", css)   # no selector of the sheet has ": "
-    return re.sub(r"\s*([{};,>])\s*", r"\1", css).strip() + "\n"
-
-
-def _search_page(site: Site) -> str:
+def _search_page(site: Site, folder: str) -> str:
+    """The search page; `folder` is the site's folder in _build, as the reader serves it."""
     ctx = PageContext("search", "search.md", site.numbers, site.folder, site.config.root)
-    main = f"""<h1>Recherche</h1>
-<p class="notice" id="search-file" hidden>La recherche a besoin d'un serveur web : lancez
-<code>python3 -m http.server -d {site.folder.name}</code> dans <code>_build</code>, puis ouvrez
-<code>http://localhost:8000/search.html</code>.</p>
-<p id="search-status" role="status"></p>
-<ol id="search-results" class="search-results"></ol>"""
-    return _page_template(site, ctx, "Recherche", main, "",
-                          "<p>La recherche fonctionne sans réseau : l'index est dans le site.</p>",
-                          [])
+    return ENVIRONMENT.get_template("search.html").render(
+        site=site, ctx=ctx, title="Recherche", page_tabs=[], folder=folder)
 
 
 def _index_search(folder: Path) -> None:
@@ -347,6 +211,7 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
     config, every page's source and the files it shows, the executed and launch notebooks."""
     root = config.root.resolve()
     files = set(Path(__file__).parent.rglob("*.py")) | set(ASSETS.rglob("*")) | \
+        set(TEMPLATES.rglob("*")) | \
         {root / "config.ini", Path(__file__).parents[1] / "requirements" / "tools.txt"}
     for section in book.pages():
         base = (book.source_root / section.path).parent
@@ -363,8 +228,8 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
     return digest.hexdigest()
 
 
-def render_site(book: Book, config: Config, tabs: tuple[str, ...], layout: Layout,
-                progress=None) -> RenderResult:
+def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
+                layout: Layout, progress=None) -> RenderResult:
     """Render the book for `tabs` into its site folder; the old site stays until done.
 
     A site made from the very same inputs is kept as it is (`RenderResult.rendered` False).
@@ -378,7 +243,7 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], layout: Layou
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    site = Site(config, book, number_book(book), tabs, staging, layout)
+    site = Site(config, book, numbers, tabs, staging, layout)
     pages = book.pages()
     timings = {}
     for position, section in enumerate(pages):
@@ -390,7 +255,7 @@ def render_site(book: Book, config: Config, tabs: tuple[str, ...], layout: Layou
         timings[section.name] = time.monotonic() - started
         if progress:
             progress(position + 1, len(pages), section, timings[section.name])
-    (staging / "search.html").write_text(_search_page(site), encoding="utf-8")
+    (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
     static = staging / "_static"
     static.mkdir()
     (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")

@@ -17,11 +17,12 @@ from urllib.parse import unquote, urlsplit
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, copy_repository, write_book
+from conftest import CONFIG, DECLARE, REPO, copy_repository, write_book
 from tabbook.config import load_config
 from tabbook.environments import CHROMIUM, ensure_env, ensure_test_tools
 from tabbook.launch import launch_links
 from tabbook.layout import Layout
+from tabbook.numbering import number_book
 from tabbook.parse import parse_book
 from tabbook.render import render_site
 from tabbook.split import split_section
@@ -339,8 +340,8 @@ from mxnet import np
 """
 
 
-def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
-    root = write_book(tmp_path, {"chap/sec.md": PARTIAL})
+def render_unexecuted(root: Path) -> Path:
+    """Render the book in `root` from its split, unexecuted notebooks; its site folder."""
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
     config = load_config(root)
     book_model, problems = parse_book(config)
@@ -351,7 +352,12 @@ def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
             path = layout.executed(tab, section)
             path.parent.mkdir(parents=True, exist_ok=True)
             nbformat.write(split_section(section, tab), path)
-    site = render_site(book_model, config, config.build.tabs, layout).folder
+    return render_site(book_model, config, number_book(book_model), config.build.tabs,
+                       layout).folder
+
+
+def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
+    site = render_unexecuted(write_book(tmp_path, {"chap/sec.md": PARTIAL}))
     browse = visitor()
     browse.page.goto((site / "chap" / "sec.html").as_uri() + "?tab=tensorflow")
     notice = browse.page.locator("#missing-tab")
@@ -359,3 +365,44 @@ def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
     assert "TensorFlow" in notice.inner_text() and "PyTorch" in notice.inner_text()
     assert set(browse.visible_panels()) == {"pytorch"}
     assert browse.errors == []
+
+
+class Head(HTMLParser):
+    """The <title> text, the meta author and every tag name of a page."""
+
+    def __init__(self):
+        super().__init__()
+        self.title, self.author, self.tags, self.in_title = "", None, set(), False
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        self.tags.add(tag)
+        self.in_title = tag == "title"
+        if tag == "meta" and attrs.get("name") == "author":
+            self.author = attrs["content"]
+
+    def handle_endtag(self, tag):
+        self.in_title = False
+
+    def handle_data(self, data):
+        if self.in_title:
+            self.title += data
+
+
+def test_names_and_titles_are_escaped_and_the_author_is_in_the_head(tmp_path):
+    config = CONFIG.replace("title = Un livre de test",
+                            'title = Un <livre> & "test"\nauthor = Moi & <toi>')
+    root = write_book(tmp_path, {"chap/sec.md": PARTIAL.replace(
+        "# Deux frameworks seulement", '# Deux frameworks & "plus"')}, config)
+    site = render_unexecuted(root)
+    page = (site / "chap" / "sec.html").read_text(encoding="utf-8")
+    head = Head()
+    head.feed(page)
+    assert head.title == '1.1 Deux frameworks & "plus" — Un <livre> & "test"'
+    assert head.author == "Moi & <toi>"
+    assert not {"livre", "toi"} & head.tags
+    (tmp_path / "anonymous").mkdir()
+    without_author = write_book(tmp_path / "anonymous", {"chap/sec.md": PARTIAL})
+    head = Head()
+    head.feed((render_unexecuted(without_author) / "index.html").read_text(encoding="utf-8"))
+    assert head.author is None and head.title == "Livre — Un livre de test"

@@ -7,8 +7,9 @@ import nbformat
 
 from conftest import write_book
 from tabbook.config import load_config
-from tabbook.markup import PageContext, ansi_to_html, render_outputs, render_prose
+from tabbook.markup import PageContext, render_prose
 from tabbook.numbering import number_book
+from tabbook.outputs import ansi_to_html, render_outputs
 from tabbook.parse import parse_book
 
 PNG = base64.b64encode(bytes.fromhex(

@@ -1,0 +1,103 @@
+"""HTML for code and notebook outputs: highlighted source, streams, errors, images.
+
+Everything returned is ``markupsafe.Markup``: text is escaped here, once; only the
+HTML a notebook itself produced (``text/html``) and Pygments' markup are kept as is.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import re
+from typing import Callable
+
+from markupsafe import Markup, escape
+from pygments import highlight
+from pygments.formatters import HtmlFormatter
+from pygments.lexers import TextLexer, get_lexer_by_name
+from pygments.util import ClassNotFound
+
+from .markup import PageContext
+
+ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
+ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 35: "magenta",
+                36: "cyan", 37: "white"}
+# One formatter for every block: building one computes its whole style sheet.
+CODE_FORMATTER = HtmlFormatter(nowrap=True)
+
+
+@functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
+def highlight_code(source: str, language: str = "python") -> Markup:
+    try:
+        lexer = get_lexer_by_name(language or "text")
+    except ClassNotFound:
+        lexer = TextLexer()
+    body = Markup(highlight(source, lexer, CODE_FORMATTER))   # Pygments escapes the source
+    return Markup('<pre class="code highlight" data-lang="{}"><code>{}</code></pre>').format(
+        language, body)
+
+
+def ansi_to_html(text: str) -> Markup:
+    """Colour codes of tracebacks -> <span> classes (the rest escaped)."""
+    parts, classes, position = [], [], 0
+    for match in ANSI_CODE.finditer(text):
+        parts.append(_span(text[position:match.start()], classes))
+        position = match.end()
+        for code in [int(c) for c in match.group(1).split(";") if c] or [0]:
+            if code == 0:
+                classes = []
+            elif code == 1:
+                classes.append("ansi-bold")
+            elif code in ANSI_CLASSES or code - 60 in ANSI_CLASSES:
+                classes = [c for c in classes if not c.startswith("ansi-fg")]
+                classes.append(f"ansi-fg-{ANSI_CLASSES.get(code) or ANSI_CLASSES[code - 60]}")
+    parts.append(_span(text[position:], classes))
+    return Markup("").join(parts)
+
+
+def _span(text: str, classes: list[str]) -> Markup:
+    if classes and text:
+        return Markup('<span class="{}">{}</span>').format(" ".join(classes), text)
+    return escape(text)
+
+
+def _joined(value) -> str:
+    return "".join(value) if isinstance(value, list) else value
+
+
+def _pre(css: str, text: str) -> Markup:
+    return Markup('<pre class="{}">{}</pre>').format(css, ansi_to_html(text))
+
+
+def _image(url: str, alt: str) -> Markup:
+    return Markup('<img class="output" src="{}" alt="{}" loading="lazy">').format(url, alt)
+
+
+def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
+    """A display_data or execute_result output, by its richest representation."""
+    if "image/svg+xml" in data:
+        return _image(ctx.output_file(_joined(data["image/svg+xml"]).encode(), ".svg"), alt)
+    if "image/png" in data:
+        return _image(ctx.output_file(base64.b64decode(_joined(data["image/png"])), ".png"), alt)
+    if "text/html" in data:   # the notebook's own HTML (a table of pandas…), kept as is
+        return Markup('<div class="output html">{}</div>').format(
+            Markup(_joined(data["text/html"])))
+    if "text/plain" in data:
+        return _pre("output", _joined(data["text/plain"]))
+    return Markup()
+
+
+def render_outputs(outputs: list, ctx: PageContext,
+                   describe: Callable[[int], str] = lambda n: "Figure produite par le code"
+                   ) -> Markup:
+    """The outputs of one code cell, richest representation first."""
+    rendered = []
+    for number, output in enumerate(outputs):
+        kind = output.get("output_type")
+        if kind == "stream":
+            css = "output stderr" if output.get("name") == "stderr" else "output"
+            rendered.append(_pre(css, _joined(output["text"])))
+        elif kind == "error":
+            rendered.append(_pre("output error", "\n".join(output.get("traceback", []))))
+        elif kind in ("display_data", "execute_result"):
+            rendered.append(_rich(output.get("data", {}), describe(number), ctx))
+    return Markup("").join(rendered)
