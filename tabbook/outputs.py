@@ -8,7 +8,6 @@ from __future__ import annotations
 import base64
 import functools
 import re
-from typing import Callable
 
 from markupsafe import Markup, escape
 from pygments import highlight
@@ -86,12 +85,14 @@ def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
     return Markup()
 
 
-def render_outputs(outputs: list, ctx: PageContext,
-                   describe: Callable[[int], str] = lambda n: "Figure produite par le code"
-                   ) -> Markup:
+# Outputs carry no description of their figures; the text around the cell gives one.
+FIGURE_ALT = "Figure produite par le code"
+
+
+def render_outputs(outputs: list, ctx: PageContext) -> Markup:
     """The outputs of one code cell, richest representation first."""
     rendered = []
-    for number, output in enumerate(outputs):
+    for output in outputs:
         kind = output.get("output_type")
         if kind == "stream":
             css = "output stderr" if output.get("name") == "stderr" else "output"
@@ -99,5 +100,5 @@ def render_outputs(outputs: list, ctx: PageContext,
         elif kind == "error":
             rendered.append(_pre("output error", "\n".join(output.get("traceback", []))))
         elif kind in ("display_data", "execute_result"):
-            rendered.append(_rich(output.get("data", {}), describe(number), ctx))
+            rendered.append(_rich(output.get("data", {}), FIGURE_ALT, ctx))
     return Markup("").join(rendered)
