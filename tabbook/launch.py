@@ -31,7 +31,8 @@ from markdown_it.token import Token
 from .model import METADATA_KEY, Section
 from .numbering import Numbers
 from .provenance import describe, provenance_of
-from .roles import LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans, split_reference
+from .roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
+                    split_reference)
 
 # Kaggle's notebook settings that a GPU section asks for.
 KAGGLE_GPU = {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True, "isInternetEnabled": True,
@@ -183,7 +184,8 @@ def _published(token: Token, written: str, config: Config, section: Section,
     target = numbers.targets.get(label)
     if target is None:
         return written
-    return f"[{target.text(role, custom)}]({config.launch.site_url}{target.page}.html#{target.anchor})"
+    url = f"{config.launch.site_url}{target.page}.html#{target.anchor}"
+    return f"[{target.text(role, custom)}]({url})"
 
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,

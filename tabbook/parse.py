@@ -3,10 +3,10 @@
 Only the structure of the format is handled here (fences, tab blocks, the tab
 declaration cell, labels, references, images, TOC). The structure of cells is
 read line by line; prose is parsed once into markdown-it tokens (`roles`), kept
-on its cell, and its labels, references, citations and images are read from them. What the structure means
-(are the tabs known, do labels resolve, does the code compile) is the check
-stage's job. Problems found while reading are returned, never raised, so that a
-single run reports all of them.
+on its cell, and its labels, references, citations and images are read from them.
+What the structure means (are the tabs known, do labels resolve, does the code
+compile) is the check stage's job. Problems found while reading are returned,
+never raised, so that a single run reports all of them.
 """
 from __future__ import annotations
 
