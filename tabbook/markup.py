@@ -14,6 +14,7 @@ import hashlib
 import html
 import posixpath
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -137,7 +138,7 @@ def _bibliography(ctx: PageContext) -> str:
     return f'<ol class="bibliography">{items}</ol>'
 
 
-def _role(self, tokens: list[Token], index: int, options, env: Env) -> str:
+def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> [a, b], a :label:
     in the text -> an anchor."""
     meta, ctx = tokens[index].meta, env["ctx"]
@@ -154,7 +155,7 @@ def _role(self, tokens: list[Token], index: int, options, env: Env) -> str:
             f'{html.escape(target.text(meta["role"], custom))}</a>')
 
 
-def _link_open(self, tokens: list[Token], index: int, options, env: Env) -> str:
+def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """Links between sources point at the pages made from them."""
     token = tokens[index]
     href = token.attrGet("href") or ""
@@ -164,7 +165,7 @@ def _link_open(self, tokens: list[Token], index: int, options, env: Env) -> str:
     return self.renderToken([token], 0, options, env)
 
 
-def _attribute_line(tokens: list[Token], index: int, env: Env) -> str:
+def _attribute_line(tokens: Sequence[Token], index: int, env: Env) -> str:
     """:bibliography: -> the list of works; the label of a block that has no HTML of its
     own here (a table, a paragraph) -> an anchor; other attributes were read by their block."""
     meta = tokens[index].meta
@@ -177,12 +178,13 @@ def _attribute_line(tokens: list[Token], index: int, env: Env) -> str:
         not has_own_html else ""
 
 
-def _heading(tokens: list[Token], index: int, env: Env) -> str:
+def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
     ctx, line = env["ctx"], env["line"] + tokens[index].map[0]
     level, children = int(tokens[index].tag[1]), tokens[index + 1].children or []
     labels = [child.meta["content"].strip() for child in children if is_label(child)]
-    labels += [attribute.meta["content"] for role, attribute in
-               attributes(tokens, index + 3).items() if role == "label"]
+    found = attributes(tokens, index + 3)
+    if "label" in found:
+        labels.append(found["label"].meta["content"])
     children = [child for child in children if not is_label(child)]
     number = ctx.numbers.sections.get(ctx.page, "") if level == 1 else \
         ctx.numbers.headings.get((ctx.page, line), "")
@@ -197,7 +199,7 @@ def _heading(tokens: list[Token], index: int, env: Env) -> str:
             f'</h{level}>\n')
 
 
-def _figure(tokens: list[Token], index: int, env: Env) -> str | None:
+def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
     """An image alone in its paragraph, with its :label: and :width: lines; None for
     another paragraph."""
     image = figure_image(tokens, index)
@@ -217,7 +219,7 @@ def _figure(tokens: list[Token], index: int, env: Env) -> str | None:
             f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
 
 
-def _equation(tokens: list[Token], index: int, env: Env) -> str:
+def _equation(tokens: Sequence[Token], index: int, env: Env) -> str:
     ctx, found = env["ctx"], attributes(tokens, index + 1)
     label = found.get("eqlabel") or found.get("label")
     anchor, tag = "", ""
@@ -229,7 +231,7 @@ def _equation(tokens: list[Token], index: int, env: Env) -> str:
 
 
 # Top-level blocks with HTML of their own (None: markdown-it's HTML after all).
-BLOCKS: dict[str, Callable[[list[Token], int, Env], str | None]] = {
+BLOCKS: dict[str, Callable[[Sequence[Token], int, Env], str | None]] = {
     "heading_open": _heading, "paragraph_open": _figure, "math_block": _equation,
     "role_block": _attribute_line}
 
@@ -248,7 +250,7 @@ MARKDOWN = _markdown()
 
 def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
     """One prose cell (its .md text and first line) -> HTML."""
-    tokens = list(prose_tokens(strip_slide_marks(text)))   # the tokens its cell holds
+    tokens = prose_tokens(strip_slide_marks(text))   # the tokens its cell holds
     env: Env = {"ctx": ctx, "line": first_line}
     parts = []
     for start, end in top_level_blocks(tokens):
