@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import posixpath
-import re
 import shutil
 import tomllib
 from dataclasses import dataclass
@@ -27,10 +26,13 @@ from .config import Config
 from .files import write_if_changed
 from .frameworks import display_name, framework
 from .layout import Layout, published_path
+from markdown_it.token import Token
+
 from .model import METADATA_KEY, Section
-from .numbering import Numbers, split_reference
+from .numbering import Numbers
 from .provenance import describe, provenance_of
-from .parse import IMAGE, LABEL, REFERENCE
+from .roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
+                    split_reference)
 
 # Kaggle's notebook settings that a GPU section asks for.
 KAGGLE_GPU = {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True, "isInternetEnabled": True,
@@ -148,36 +150,42 @@ def _intro_text(config: Config, tab: str, section: Section, provenance: dict) ->
     return "\n".join("> " + line if line else ">" for line in lines)
 
 
-def _absolute_images(text: str, config: Config, section: Section) -> str:
-    """Rewrite relative image paths as URLs of the published site."""
-    base = posixpath.dirname(section.display_path)
-
-    def absolute(match: re.Match) -> str:
-        whole, path = match.group(0), match.group(2)
-        if re.match(r"[a-z][a-z0-9+.-]*:", path):
-            return whole
-        resolved = posixpath.normpath(posixpath.join(base, path))
-        return whole.replace(path, config.launch.site_url + resolved, 1)
-
-    return IMAGE.sub(absolute, text)
-
-
-LABEL_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`[^`]*`\s*\n?", re.M)
+def _for_platforms(text: str, config: Config, section: Section, numbers: Numbers) -> str:
+    """A notebook's Markdown for Colab and Kaggle: references become links to the
+    published book, relative image paths its URLs, labels and attribute lines go."""
+    edits = []
+    for token, start, end in source_spans(prose_tokens(text), text):
+        written = text[start:end]
+        replacement = _published(token, written, config, section, numbers)
+        if replacement != written:
+            edits.append((start, end, replacement))
+    for start, end, replacement in reversed(edits):
+        text = text[:start] + replacement + text[end:]
+    return text
 
 
-def _links_to_book(text: str, config: Config, numbers: Numbers) -> str:
-    """:numref: and friends -> links to the published book; attribute lines dropped."""
-    def link(match: re.Match) -> str:
-        role = match.group(1)
-        custom, label = split_reference(match.group(2))
-        target = numbers.targets.get(label)
-        if target is None:
-            return match.group(0)
-        shown = (custom if custom is not None else target.title if role == "ref"
-                 else f"({target.number})" if role == "eqref" else target.reference_text())
-        return f"[{shown}]({config.launch.site_url}{target.page}.html#{target.anchor})"
-    text = LABEL_LINE.sub("", text)
-    return REFERENCE.sub(link, LABEL.sub("", text))
+def _published(token: Token, written: str, config: Config, section: Section,
+               numbers: Numbers) -> str:
+    """What a role, attribute line or image `written` in the sources becomes."""
+    if token.type == "image":
+        path = token.meta["path"]
+        at = written.rfind(path)
+        if has_scheme(path) or at < 0:
+            return written
+        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(section.display_path),
+                                                     path))
+        return written[:at] + config.launch.site_url + resolved + written[at + len(path):]
+    role = token.meta["role"]
+    if role in (*LABEL_ROLES, "width", "height"):
+        return ""
+    if role not in REFERENCE_ROLES:
+        return written
+    custom, label = split_reference(token.meta["content"])
+    target = numbers.targets.get(label)
+    if target is None:
+        return written
+    url = f"{config.launch.site_url}{target.page}.html#{target.anchor}"
+    return f"[{target.text(role, custom)}]({url})"
 
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
@@ -191,8 +199,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _links_to_book(_absolute_images(cell.source, config, section),
-                                         config, numbers)
+            cell.source = _for_platforms(cell.source, config, section, numbers)
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},

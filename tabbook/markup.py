@@ -1,27 +1,30 @@
 """HTML for the prose of a page (code and notebook outputs: tabbook/outputs.py).
 
-Prose is d2lbook Markdown: headings get their number and anchor, a figure line
-with its ``:label:`` becomes a numbered <figure>, ``$$…$$`` with ``:eqlabel:``
-a numbered equation, ``:numref:``/``:eqref:``/``:ref:`` links with French text.
-Math becomes MathML here, at build time: pages need no script or network for it.
+Prose is d2lbook Markdown, read from its markdown-it tokens (`roles`): headings
+get their number and anchor, an image alone with its ``:label:`` becomes a
+numbered <figure>, ``$$…$$`` with ``:eqlabel:`` a numbered equation,
+``:numref:``/``:eqref:``/``:ref:`` links with French text. Math becomes MathML
+here, at build time: pages need no script or network for it.
 """
 from __future__ import annotations
 
 import hashlib
 import html
 import posixpath
-import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
-from mdit_py_plugins.dollarmath import dollarmath_plugin
+from markdown_it.token import Token
 
-from .numbering import FIGURE_LINE, Numbers, split_reference
-from .parse import BIBLIOGRAPHY, CITATION, HEADING, IMAGE, LABEL, REFERENCE, strip_slide_marks
+from .numbering import Numbers
+from .parse import strip_slide_marks
+from .roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
+                    plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
+                    top_level_blocks)
 
-ATTRIBUTE_LINE = re.compile(r"^\s*:(label|eqlabel|width|height):`([^`]*)`\s*$")
 
 
 def _math(latex: str, display: bool) -> str:
@@ -31,14 +34,6 @@ def _math(latex: str, display: bool) -> str:
         return f'<code class="math-error">{html.escape(latex)}</code>'
 
 
-def _markdown() -> MarkdownIt:
-    md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
-    dollarmath_plugin(md, allow_labels=False, allow_space=True, allow_digits=False,
-                      renderer=lambda content, options: _math(content, options["display_mode"]))
-    return md
-
-
-MARKDOWN = _markdown()
 
 
 @dataclass
@@ -68,7 +63,7 @@ class PageContext:
 
     def image(self, written: str) -> str:
         """Copy an image of the sources into the site; return its URL from this page."""
-        if re.match(r"[a-z][a-z0-9+.-]*:", written):
+        if has_scheme(written):
             return written
         resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.display_path), written))
         target = self.site / resolved
@@ -87,19 +82,29 @@ class PageContext:
         return self.asset(name)
 
 
-def _citations(text: str, ctx: PageContext) -> str:
+# -- prose -------------------------------------------------------------------
+Env = dict   # markdown-it's env while rendering a cell: {"ctx": PageContext, "line": first line}
+
+
+def _anchor(name: str) -> str:
+    return f'<span id="{html.escape(name)}"></span>'
+
+
+def _slug(text: str) -> str:
+    kept = "".join(char if char.isalnum() or char == "_" else " " for char in text.lower())
+    return "-".join(kept.split()) or "partie"
+
+
+def _citation(content: str, ctx: PageContext) -> str:
     """:cite:`a,b` -> [a, b], each key a link to its entry in the bibliography's page."""
-    def cite(match: re.Match) -> str:
-        links = []
-        for key in (k.strip() for k in match.group(1).split(",") if k.strip()):
-            if key in ctx.numbers.works:
-                page = ctx.numbers.works[key][0]
-                links.append(f'<a class="citation" href="{ctx.url(page, "bib-" + _slug(key))}">'
-                             f'{html.escape(key)}</a>')
-            else:   # the checks warned about it
-                links.append(html.escape(key))
-        return f"[{', '.join(links)}]"
-    return CITATION.sub(cite, text)
+    links = []
+    for key in citation_keys(content):
+        if key in ctx.numbers.works:
+            url = ctx.url(ctx.numbers.works[key][0], "bib-" + _slug(key))
+            links.append(f'<a class="citation" href="{html.escape(url)}">{html.escape(key)}</a>')
+        else:   # the checks warned about it
+            links.append(html.escape(key))
+    return f"[{', '.join(links)}]"
 
 
 def _bibliography(ctx: PageContext) -> str:
@@ -110,141 +115,126 @@ def _bibliography(ctx: PageContext) -> str:
     return f'<ol class="bibliography">{items}</ol>'
 
 
-def _references(text: str, ctx: PageContext) -> str:
-    """:numref:/:ref:/:eqref:/:cite: -> links (inline HTML, before Markdown parsing)."""
-    def link(match: re.Match) -> str:
-        role = match.group(1)
-        custom, label = split_reference(match.group(2))
-        if label not in ctx.numbers.targets:   # the checks warned about it
-            return html.escape(custom or label)
-        target = ctx.numbers.targets[label]
-        if role == "eqref":
-            text_ = f"({target.number})"
-        elif role == "ref" or custom is not None:
-            text_ = html.escape(custom if custom is not None else target.title)
-        else:
-            text_ = html.escape(target.reference_text())
-        return f'<a class="reference" href="{ctx.url(target.page, target.anchor)}">{text_}</a>'
-    return _citations(REFERENCE.sub(link, text), ctx)
+def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> [a, b], a :label:
+    in the text -> an anchor."""
+    meta, ctx = tokens[index].meta, env["ctx"]
+    if meta["role"] == "cite":
+        return _citation(meta["content"], ctx)
+    if meta["role"] in LABEL_ROLES:
+        return _anchor(meta["content"].strip())
+    custom, label = split_reference(meta["content"])
+    target = ctx.numbers.targets.get(label)
+    if target is None:   # the checks warned about it
+        return html.escape(custom or label)
+    url = ctx.url(target.page, target.anchor)
+    return (f'<a class="reference" href="{html.escape(url)}">'
+            f'{html.escape(target.text(meta["role"], custom))}</a>')
 
 
-def _inline(text: str, ctx: PageContext) -> str:
-    return MARKDOWN.renderInline(_references(strip_slide_marks(text), ctx))
+def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """Links between sources point at the pages made from them."""
+    token = tokens[index]
+    href = token.attrGet("href") or ""
+    path, hash_, fragment = href.partition("#")
+    if not has_scheme(href) and path.endswith(".md"):
+        token = token.copy(attrs={**token.attrs, "href": f"{path[:-3]}.html{hash_}{fragment}"})
+    return self.renderToken([token], 0, options, env)
 
 
-def _heading(level: int, text: str, line: int, labels: list[str], ctx: PageContext) -> str:
-    plain = LABEL.sub("", text).strip()
-    number = ""
-    if level == 1:
-        number = ctx.numbers.sections.get(ctx.page, "")
-    elif (ctx.page, line) in ctx.numbers.headings:
-        number = ctx.numbers.headings[(ctx.page, line)]
-    anchor = labels[0] if labels else _slug(plain)
-    body = _inline(plain, ctx)
-    if level in (2, 3):
+def _attribute_line(tokens: Sequence[Token], index: int, env: Env) -> str:
+    """:bibliography: -> the list of works; the label of a block that has no HTML of its
+    own here (a table, a paragraph) -> an anchor; other attributes were read by their block."""
+    meta = tokens[index].meta
+    if meta["role"] == "bibliography":
+        return _bibliography(env["ctx"])
+    host = previous_block(tokens, index)
+    has_own_html = host is not None and tokens[host].level == 0 and (
+        tokens[host].type in ("heading_open", "math_block") or figure_image(tokens, host))
+    return _anchor(meta["content"]) + "\n" if meta["role"] in LABEL_ROLES and \
+        not has_own_html else ""
+
+
+def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
+    ctx, line = env["ctx"], env["line"] + tokens[index].map[0]
+    level, children = int(tokens[index].tag[1]), tokens[index + 1].children or []
+    labels = [child.meta["content"].strip() for child in children if is_label(child)]
+    found = attributes(tokens, index + 3)
+    if "label" in found:
+        labels.append(found["label"].meta["content"])
+    children = [child for child in children if not is_label(child)]
+    number = ctx.numbers.sections.get(ctx.page, "") if level == 1 else \
+        ctx.numbers.headings.get((ctx.page, line), "")
+    anchor = labels[0] if labels else _slug(plain_text(children))
+    if level in (2, 3):   # the outline's template escapes what it shows
         ctx.outline.append((level, anchor, (number + " " if number else "") +
-                            re.sub(r"<[^>]+>", "", body)))
+                            plain_text(children).strip()))
+    anchor = html.escape(anchor)
     shown = f'<span class="number">{number}</span> ' if number else ""
+    body = MARKDOWN.renderer.renderInline(children, MARKDOWN.options, env).strip()
     return (f'<h{level} id="{anchor}">{shown}{body}'
             f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie">#</a>'
-            f'</h{level}>')
+            f'</h{level}>\n')
 
 
-def _slug(text: str) -> str:
-    slug = re.sub(r"[^\w]+", "-", re.sub(r"<[^>]+>|`", "", text).lower()).strip("-")
-    return slug or "partie"
-
-
-def _figure(line_text: str, line: int, attributes: dict[str, str], ctx: PageContext) -> str:
-    image = IMAGE.search(line_text)
-    alt, path = image.group(1), image.group(2)
-    number = ctx.numbers.figures.get((ctx.page, line), "")
-    anchor = f' id="{attributes["label"]}"' if "label" in attributes else ""
+def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
+    """An image alone in its paragraph, with its :label: and :width: lines; None for
+    another paragraph."""
+    image = figure_image(tokens, index)
+    if image is None:
+        return None
+    ctx, found = env["ctx"], attributes(tokens, index + 3)
+    number = ctx.numbers.figures.get((ctx.page, env["line"] + tokens[index].map[0]), "")
+    anchor = f' id="{html.escape(found["label"].meta["content"])}"' if "label" in found else ""
     style = ""
-    if "width" in attributes:
-        style = f' style="width: min(100%, {html.escape(attributes["width"])})"'
-    caption_text = _inline(alt, ctx)
+    if "width" in found:
+        style = f' style="width: min(100%, {html.escape(found["width"].meta["content"])})"'
+    caption_text = MARKDOWN.renderer.renderInline(image.children, MARKDOWN.options, env)
     caption = (f'<figcaption><span class="number">Figure {number}</span> — {caption_text}'
                f'</figcaption>' if number else f"<figcaption>{caption_text}</figcaption>")
-    plain_alt = html.escape(re.sub(r"[`*_]", "", alt), quote=True)
-    return (f'<figure{anchor}><img src="{html.escape(ctx.image(path))}" alt="{plain_alt}"'
-            f'{style} loading="lazy">{caption}</figure>')
+    plain_alt = html.escape(plain_text(image.children), quote=True)
+    return (f'<figure{anchor}><img src="{html.escape(ctx.image(image.meta["path"]))}" '
+            f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
 
 
-def _equation(latex: str, attributes: dict[str, str], label_line: int, ctx: PageContext) -> str:
-    label = attributes.get("eqlabel") or attributes.get("label")
-    number = ctx.numbers.equations.get((ctx.page, label_line), "")
-    anchor = f' id="{label}"' if label else ""
-    tag = f'<span class="eqno">({number})</span>' if number else ""
-    return f'<div class="equation"{anchor}>{_math(latex, True)}{tag}</div>'
+def _equation(tokens: Sequence[Token], index: int, env: Env) -> str:
+    ctx, found = env["ctx"], attributes(tokens, index + 1)
+    label = found.get("eqlabel") or found.get("label")
+    anchor, tag = "", ""
+    if label is not None:
+        anchor = f' id="{html.escape(label.meta["content"])}"'
+        number = ctx.numbers.equations.get((ctx.page, env["line"] + label.map[0]), "")
+        tag = f'<span class="eqno">({number})</span>' if number else ""
+    return f'<div class="equation"{anchor}>{_math(tokens[index].content, True)}{tag}</div>\n'
+
+
+# Top-level blocks with HTML of their own (None: markdown-it's HTML after all).
+BLOCKS: dict[str, Callable[[Sequence[Token], int, Env], str | None]] = {
+    "heading_open": _heading, "paragraph_open": _figure, "math_block": _equation,
+    "role_block": _attribute_line}
+
+
+def _markdown() -> MarkdownIt:
+    md = prose_markdown(math=_math)
+    md.add_render_rule("role", _role)
+    md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("role_block", lambda self, tokens, index, options, env:
+                       _attribute_line(tokens, index, env))
+    return md
+
+
+MARKDOWN = _markdown()
 
 
 def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
-    """One prose cell -> HTML. Block constructs with attributes become raw HTML blocks."""
-    lines = text.split("\n")
-    out: list[str] = []
-    index = 0
-
-    def attributes_after(position: int) -> tuple[dict[str, str], int, int]:
-        """The :label:/:width: lines after `position`: values, next index, last line."""
-        found: dict[str, str] = {}
-        last = first_line + position
-        while position + 1 < len(lines):
-            match = ATTRIBUTE_LINE.match(lines[position + 1])
-            if match is None:
-                if not lines[position + 1].strip() and position + 2 < len(lines) and \
-                        ATTRIBUTE_LINE.match(lines[position + 2]):
-                    position += 1
-                    continue
-                break
-            found[match.group(1)] = match.group(2).strip()
-            position += 1
-            last = first_line + position
-        return found, position + 1, last
-
-    while index < len(lines):
-        text_line, line = lines[index], first_line + index
-        heading = HEADING.match(text_line)
-        if heading:
-            labels = [name.strip() for _, name in LABEL.findall(text_line)]
-            found, index, _ = attributes_after(index)
-            if "label" in found:
-                labels.append(found["label"])
-            out += ["", _heading(len(heading.group(1)), heading.group(2), line, labels, ctx), ""]
-            continue
-        if FIGURE_LINE.match(text_line):
-            found, index, _ = attributes_after(index)
-            out += ["", _figure(text_line, line, found, ctx), ""]
-            continue
-        if text_line.strip().startswith("$$"):
-            end = index
-            body = text_line.strip()[2:]
-            if body.rstrip().endswith("$$") and len(text_line.strip()) > 2:
-                body = body.rstrip()[:-2]
-            else:
-                body_lines = [body]
-                end += 1
-                while end < len(lines) and "$$" not in lines[end]:
-                    body_lines.append(lines[end])
-                    end += 1
-                if end < len(lines):
-                    body_lines.append(lines[end].split("$$")[0])
-                body = "\n".join(body_lines)
-            found, index, last = attributes_after(end)
-            out += ["", _equation(body, found, last, ctx), ""]
-            continue
-        if BIBLIOGRAPHY.match(text_line):
-            out += ["", _bibliography(ctx), ""]
-            index += 1
-            continue
-        match = ATTRIBUTE_LINE.match(text_line)
-        if match and match.group(1) == "label":   # a table's label: an anchor before it
-            out.append(f'<span id="{match.group(2).strip()}"></span>')
-        elif not match:
-            out.append(_references(strip_slide_marks(text_line), ctx))
-        index += 1
-    rendered = MARKDOWN.render("\n".join(out))
-    # Links between sources point at the pages made from them.
-    return re.sub(r'href="(?![a-z][a-z0-9+.-]*:|#)([^"#]+)\.md(#[^"]*)?"',
-                  lambda m: f'href="{m.group(1)}.html{m.group(2) or ""}"', rendered)
+    """One prose cell (its .md text and first line) -> HTML."""
+    tokens = prose_tokens(strip_slide_marks(text))   # the tokens its cell holds
+    env: Env = {"ctx": ctx, "line": first_line}
+    parts = []
+    for start, end in top_level_blocks(tokens):
+        block = BLOCKS.get(tokens[start].type)
+        rendered = block(tokens, start, env) if block else None
+        parts.append(MARKDOWN.renderer.render(tokens[start:end], MARKDOWN.options, env)
+                     if rendered is None else rendered)
+    return "".join(parts)
 

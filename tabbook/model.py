@@ -8,6 +8,10 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from markdown_it.token import Token
 
 ALL_TABS = "all"
 METADATA_KEY = "tabbook"
@@ -33,6 +37,9 @@ class Cell:
     """Line of the `%%tab` / `:begin_tab:` marker that set `tabs`, if any."""
     fence: str = ""
     """For DISPLAY cells: the fence's info string (e.g. ``bash``)."""
+    tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
+    """For PROSE cells: the markdown-it tokens of `source`, slide marks stripped
+    (`roles.prose_tokens`); their line maps count from `line`."""
 
     def in_tab(self, tab: str) -> bool:
         return ALL_TABS in self.tabs or tab in self.tabs
@@ -44,6 +51,10 @@ class Label:
     kind: str          # section, figure, table, equation or other
     line: int
     title: str = ""    # heading text, figure caption...
+    role: str = "label"   # label or eqlabel
+    target_line: int = 0
+    """The .md line of what it labels: the heading, the figure's image, the table's first
+    line, the equation; its own line when it labels no block."""
 
 
 @dataclass(frozen=True)

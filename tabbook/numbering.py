@@ -6,23 +6,18 @@ notebooks (which turn references into links to the published book).
 """
 from __future__ import annotations
 
-import re
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 
-from .bibliography import Entry, entries_by_page
-from .model import Book, CellKind, Section
-from .parse import HEADING, IMAGE, LABEL, strip_slide_marks
+from markdown_it.token import Token
 
-FIGURE_LINE = re.compile(r"^\s*" + IMAGE.pattern + r"\s*$")
+from .bibliography import Entry, entries_by_page
+from .model import Book, CellKind, Label, Section
+from .roles import figure_image, top_level_blocks
+
 # How a reference reads in French, by the kind of its target.
 KIND_NAMES = {"chapter": "chapitre", "section": "section", "figure": "figure",
               "table": "tableau", "equation": "équation"}
-
-
-def split_reference(written: str) -> tuple[str | None, str]:
-    """``:numref:`texte <label>``` -> ("texte", "label"); ``:numref:`label``` -> (None, "label")."""
-    custom = re.match(r"(.*?)\s*<([^>]+)>\s*$", written)
-    return (custom.group(1), custom.group(2).strip()) if custom else (None, written.strip())
 
 
 @dataclass(frozen=True)
@@ -34,9 +29,15 @@ class Target:
     number: str        # "" when unnumbered (the preface)
     title: str = ""
 
-    def reference_text(self) -> str:
-        """French text of a :numref: to this target, e.g. « figure 2.1 »."""
-        if not self.number:
+    def text(self, role: str, custom: str | None = None) -> str:
+        """How a reference to this target reads: `custom` if the writer gave one
+        (`` :numref:`texte <label>` ``), « (2.1) » for an :eqref:, the title for a
+        :ref:, « figure 2.1 » for a :numref: (the title when unnumbered)."""
+        if custom is not None:
+            return custom
+        if role == "eqref":
+            return f"({self.number})"
+        if role == "ref" or not self.number:
             return self.title
         return f"{KIND_NAMES.get(self.kind, self.kind)} {self.number}"
 
@@ -57,14 +58,17 @@ class Numbers:
     """Cited key -> (the page whose :bibliography: lists it, its entry), in citation order."""
 
 
-def _prose_lines(section: Section):
+def _top_level_blocks(section: Section) -> Iterator[tuple[int, tuple[Token, ...], int]]:
+    """(.md line, tokens, index) of the first token of each top-level prose block."""
     for cell in section.cells:
         if cell.kind is CellKind.PROSE:
-            for offset, text in enumerate(cell.source.split("\n")):
-                yield cell.line + offset, text
+            for start, _ in top_level_blocks(cell.tokens):
+                yield cell.line + cell.tokens[start].map[0], cell.tokens, start
 
 
 def number_book(book: Book) -> Numbers:
+    """The numbers and reference targets of the whole book, read from its model (which it
+    leaves as it is): compute them once per build and share them."""
     numbers = Numbers()
     numbers.sections[book.index.name] = ""
     _number_section(book.index, "", None, numbers)
@@ -98,68 +102,48 @@ def _cited_works(book: Book, numbers: Numbers) -> None:
 def _number_section(section: Section, number: str, counters: dict | None, numbers: Numbers,
                     chapter: bool = False) -> None:
     """Number the headings, figures, tables and equations of one page; record its labels."""
-    name = section.name
+    if number and not chapter:
+        _number_headings(section, number, numbers)
     prefix = number.split(".")[0]
+    if counters is not None:
+        for line, tokens, index in _top_level_blocks(section):
+            if figure_image(tokens, index):
+                counters["figure"] += 1
+                numbers.figures[(section.name, line)] = f"{prefix}.{counters['figure']}"
+    for label in section.labels:
+        numbers.targets[label.name] = _target(section, label, number, counters, numbers, chapter)
+
+
+def _number_headings(section: Section, number: str, numbers: Numbers) -> None:
+    """## and ### headings: 2.3.1, 2.3.1.1…"""
     sub = [0, 0]
-    last_line = ""
-    pending_table = None
-    for line, text in _prose_lines(section):
-        stripped = text.strip()
-        heading = HEADING.match(text)
-        if heading and number and not chapter and len(heading.group(1)) in (2, 3):
-            level = len(heading.group(1)) - 2
-            sub[level] += 1
-            if level == 0:
-                sub[1] = 0
-            numbers.headings[(name, line)] = ".".join([number, *map(str, sub[:level + 1])])
-        if counters is not None and FIGURE_LINE.match(text):
-            counters["figure"] += 1
-            numbers.figures[(name, line)] = f"{prefix}.{counters['figure']}"
-        if stripped.startswith("|") and not last_line.startswith("|"):
-            pending_table = line
-        for role, label in LABEL.findall(text):
-            label = label.strip()
-            kind = next(l.kind for l in section.labels if l.name == label)
-            target_number, title = "", ""
-            if kind == "section":
-                kind = "chapter" if chapter else "section"
-                target_number = numbers.headings.get((name, _heading_line(section, line)), number)
-                title = _title_before(section, line)
-            elif kind == "figure" and counters is not None:
-                target_number = numbers.figures.get((name, _previous_line(section, line)), "")
-                title = next(l.title for l in section.labels if l.name == label)
-            elif kind == "table" and counters is not None and pending_table:
-                counters["table"] += 1
-                target_number = f"{prefix}.{counters['table']}"
-                numbers.tables[(name, pending_table)] = target_number
-            elif kind == "equation" and counters is not None and role == "eqlabel":
-                counters["equation"] += 1
-                target_number = f"{prefix}.{counters['equation']}"
-                numbers.equations[(name, line)] = target_number
-            numbers.targets[label] = Target(name, label, kind, target_number, title)
-        if stripped:
-            last_line = stripped
+    for line, tokens, index in _top_level_blocks(section):
+        level = int(tokens[index].tag[1]) - 2 if tokens[index].type == "heading_open" else -1
+        if level not in (0, 1):
+            continue
+        sub[level] += 1
+        if level == 0:
+            sub[1] = 0
+        numbers.headings[(section.name, line)] = ".".join([number, *map(str, sub[:level + 1])])
 
 
-def _previous_line(section: Section, line: int) -> int:
-    """The .md line of the last non-blank prose line before `line`."""
-    before = [n for n, text in _prose_lines(section) if n < line and text.strip()]
-    return before[-1] if before else line
-
-
-def _heading_line(section: Section, line: int) -> int:
-    """A label on a heading's own line or on the line after it."""
-    for number, text in _prose_lines(section):
-        if number == line and HEADING.match(text):
-            return line
-    return _previous_line(section, line)
-
-
-def _title_before(section: Section, line: int) -> str:
-    heading_line = _heading_line(section, line)
-    for number, text in _prose_lines(section):
-        if number == heading_line:
-            heading = HEADING.match(text)
-            if heading:
-                return LABEL.sub("", strip_slide_marks(heading.group(2))).strip()
-    return section.title
+def _target(section: Section, label: Label, number: str, counters: dict | None,
+            numbers: Numbers, chapter: bool) -> Target:
+    """Where `label` points; a labelled table or :eqlabel: equation gets its number."""
+    name, kind = section.name, label.kind
+    if kind == "section":
+        return Target(name, label.name, "chapter" if chapter else "section",
+                      numbers.headings.get((name, label.target_line), number), label.title)
+    if counters is None:
+        return Target(name, label.name, kind, "")
+    if kind == "figure":
+        return Target(name, label.name, kind, numbers.figures.get((name, label.target_line), ""),
+                      label.title)
+    numbered = {"table": (numbers.tables, label.target_line),
+                "equation": (numbers.equations, label.line)}
+    if kind not in numbered or (kind == "equation" and label.role != "eqlabel"):
+        return Target(name, label.name, kind, "")
+    counters[kind] += 1
+    record, line = numbered[kind]
+    record[(name, line)] = f"{number.split('.')[0]}.{counters[kind]}"
+    return Target(name, label.name, kind, record[(name, line)])

@@ -1,10 +1,12 @@
 """Parse stage: d2lbook Markdown sources -> the book model.
 
 Only the structure of the format is handled here (fences, tab blocks, the tab
-declaration cell, labels, references, images, TOC). What the structure means
-(are the tabs known, do labels resolve, does the code compile) is the check
-stage's job. Problems found while reading are returned, never raised, so that a
-single run reports all of them.
+declaration cell, labels, references, images, TOC). The structure of cells is
+read line by line; prose is parsed once into markdown-it tokens (`roles`), kept
+on its cell, and its labels, references, citations and images are read from them.
+What the structure means (are the tabs known, do labels resolve, does the code
+compile) is the check stage's job. Problems found while reading are returned,
+never raised, so that a single run reports all of them.
 """
 from __future__ import annotations
 
@@ -13,22 +15,19 @@ import fnmatch
 import re
 from pathlib import Path
 
+from markdown_it.token import Token
+
 from .config import Config
 from .model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
                     Section, TocEntry)
+from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
+                    heading_title, leading_image, previous_block, prose_tokens, split_reference)
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
-HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
 END_TAB = re.compile(r"^:end_tab:\s*$")
 # A cell's tabs: `%%tab pytorch` or d2lbook's older `#@tab pytorch` (`# @tab` too).
 TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
-SETEXT_UNDERLINE = re.compile(r"^ {0,3}(=+|-+)\s*$")
-LABEL = re.compile(r":(label|eqlabel):`([^`]+)`")
-REFERENCE = re.compile(r":(numref|ref|eqref):`([^`]+)`")
-CITATION = re.compile(r":cite:`([^`]+)`")
-BIBLIOGRAPHY = re.compile(r"^\s*:bibliography:`([^`]+)`\s*$")
-IMAGE = re.compile(r"!\[([^\]]*)\]\(\s*<?([^)\s>]+)>?(?:\s+[\"'][^)]*[\"'])?\s*\)")
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
 REQUIRED_LIBS = re.compile(r"^#\s*required_libs\((.*)\)\s*$")
@@ -59,7 +58,6 @@ class _SectionParser:
         self.prose: list[tuple[int, str]] = []
         self.prose_tabs: tuple[str, ...] = (ALL_TABS,)
         self.tab_block_line: int | None = None
-        self.previous_line = ""   # last non-blank prose line, to type labels
         self.code_cells_seen = 0
 
     def problem(self, line: int, message: str, fix: str, warning: bool = False) -> None:
@@ -72,9 +70,11 @@ class _SectionParser:
         while self.prose and not self.prose[0][1].strip():
             self.prose.pop(0)
         if self.prose:
-            self.section.cells.append(Cell(
-                CellKind.PROSE, "\n".join(text for _, text in self.prose), self.prose[0][0],
-                self.prose_tabs, self.tab_block_line))
+            source = "\n".join(text for _, text in self.prose)
+            cell = Cell(CellKind.PROSE, source, self.prose[0][0], self.prose_tabs,
+                        self.tab_block_line, tokens=prose_tokens(strip_slide_marks(source)))
+            self.section.cells.append(cell)
+            self.read_prose(cell)
         self.prose = []
 
     def prose_line(self, number: int, text: str) -> None:
@@ -97,65 +97,72 @@ class _SectionParser:
             self.flush_prose()
             self.prose_tabs, self.tab_block_line = (ALL_TABS,), None
             return
-        underline = SETEXT_UNDERLINE.match(text)
-        if underline and self.prose and self.previous_line and \
-                self.prose[-1][1].strip() == self.previous_line and \
-                not self.previous_line.startswith(("#", "|", ":", "!", "-", "*", ">")):
-            # `Title` over `====` (or `----`) is a heading, as `# Title` (`## Title`).
-            level = "#" if underline.group(1)[0] == "=" else "##"
-            self.scan_marks(self.prose[-1][0], f"{level} {self.previous_line}")
-            self.previous_line = f"{level} {self.previous_line}"
-            self.prose.append((number, text))
-            return
         self.prose.append((number, text))
-        self.scan_marks(number, text)
-        if stripped:
-            self.previous_line = stripped
 
-    def scan_marks(self, number: int, text: str) -> None:
+    def read_prose(self, cell: Cell) -> None:
+        """The title, labels, references, citations, images and bibliography of a prose cell."""
+        tokens = cell.tokens
+        for index, token in enumerate(tokens):
+            line = cell.line + token.map[0] if token.map else cell.line
+            if token.type == "heading_open" and token.tag == "h1" and token.level == 0 and \
+                    not self.section.title:
+                self.section.title = heading_title(tokens[index + 1])
+            elif token.type == "role_block" and token.meta["role"] in LABEL_ROLES:
+                self.label(cell, previous_block(tokens, index), token.meta, line)
+            elif token.type == "role_block" and token.meta["role"] == "bibliography":
+                self.section.bibliography = Image(token.meta["content"], "", line)
+            elif token.type == "inline":
+                for child, offset in child_lines(token):
+                    self.inline_mark(cell, index, child, line + offset)
+
+    def inline_mark(self, cell: Cell, index: int, child: Token, line: int) -> None:
+        """An image or a role inside the text of tokens[index]."""
         section = self.section
-        heading = HEADING.match(text)
-        if heading and len(heading.group(1)) == 1 and not section.title:
-            section.title = strip_slide_marks(heading.group(2)).strip()
-        for role, name in LABEL.findall(text):
-            previous = self.previous_line if text.strip().startswith(":") else text.strip()
-            section.labels.append(Label(name.strip(), _label_kind(role, previous), number,
-                                        _label_title(previous)))
-        for role, target in REFERENCE.findall(text):
-            inner = re.search(r"<([^>]+)>\s*$", target)
-            section.references.append(Reference(role, (inner.group(1) if inner else target).strip(),
-                                                number))
-        for alt, path in IMAGE.findall(text):
-            section.images.append(Image(path, alt, number))
-        for keys in CITATION.findall(text):
-            section.citations += [Reference("cite", key.strip(), number)
-                                  for key in keys.split(",") if key.strip()]
-        bibliography = BIBLIOGRAPHY.match(text)
-        if bibliography:
-            section.bibliography = Image(bibliography.group(1).strip(), "", number)
+        if child.type == "image":
+            section.images.append(Image(child.meta["path"], child.content, line))
+        if child.type != "role":
+            return
+        role, content = child.meta["role"], child.meta["content"]
+        if role in REFERENCE_ROLES:
+            section.references.append(Reference(role, split_reference(content)[1], line))
+        elif role == "cite":
+            section.citations += [Reference("cite", key, line) for key in citation_keys(content)]
+        else:
+            self.label(cell, enclosing_block(cell.tokens, index), child.meta, line)
+
+    def label(self, cell: Cell, host: int | None, meta: dict, line: int) -> None:
+        """A :label: or :eqlabel: of the block that starts at cell.tokens[host]."""
+        kind, title, target_line = _labelled(cell, host, meta["role"])
+        self.section.labels.append(Label(meta["content"].strip(), kind, line, title, meta["role"],
+                                         target_line or line))
 
     # -- fences -------------------------------------------------------------
     def fence(self, start: int, info: str, body: list[str]) -> None:
-        if info == "toc":
-            self.flush_prose()
-            numbered = any(text.strip() == ":numbered:" for text in body)
-            for offset, text in enumerate(body, start=start + 1):
-                entry = text.strip()
-                if entry and not entry.startswith(":"):
-                    self.section.toc.append(TocEntry(entry, offset, numbered))
-            return
-        if not is_code_fence(info):
-            if info == "eval_rst":
-                self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
-                             "is kept in the notebooks but not shown in the HTML",
-                             "write it in Markdown", warning=True)
-            # Displayed code stays within its prose tab block.
-            self.flush_prose()
-            fence_text = "\n".join(body)
-            self.section.cells.append(Cell(CellKind.DISPLAY, fence_text, start + 1,
-                                           self.prose_tabs, self.tab_block_line, fence=info))
-            return
         self.flush_prose()
+        if info == "toc":
+            self.toc(start, body)
+        elif is_code_fence(info):
+            self.code(start, body)
+        else:
+            self.display(start, info, body)
+
+    def toc(self, start: int, body: list[str]) -> None:
+        numbered = any(text.strip() == ":numbered:" for text in body)
+        for offset, text in enumerate(body, start=start + 1):
+            entry = text.strip()
+            if entry and not entry.startswith(":"):
+                self.section.toc.append(TocEntry(entry, offset, numbered))
+
+    def display(self, start: int, info: str, body: list[str]) -> None:
+        if info == "eval_rst":
+            self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
+                         "is kept in the notebooks but not shown in the HTML",
+                         "write it in Markdown", warning=True)
+        # Displayed code stays within its prose tab block.
+        self.section.cells.append(Cell(CellKind.DISPLAY, "\n".join(body), start + 1,
+                                       self.prose_tabs, self.tab_block_line, fence=info))
+
+    def code(self, start: int, body: list[str]) -> None:
         if self.tab_block_line is not None:
             self.problem(start, f"code cell inside the :begin_tab: block opened at line "
                          f"{self.tab_block_line}", "close the block with :end_tab: before the "
@@ -164,26 +171,27 @@ class _SectionParser:
         if any(DECLARATION.search(line) for line in body):
             self.declaration(start, body)
             return
-        first_line, tabs, tab_line = start + 1, (self.default_tab,), None
+        marks = [i for i, text in enumerate(body) if TAB_MARK.match(text.strip())]
+        if not marks:
+            self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), start + 1,
+                                           (self.default_tab,)))
+            return
         # Leading blank lines don't count; like d2lbook, a mark further down still
         # applies (the first one), with a warning.
-        marks = [i for i, text in enumerate(body) if TAB_MARK.match(text.strip())]
-        if marks:
-            at = marks[0]
-            mark = TAB_MARK.match(body[at].strip())
-            tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
-            late = any(text.strip() for text in body[:at])
-            if late:
-                self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
-                             "line of the cell (it applies to the whole cell)",
-                             "move it to the cell's first line", warning=True)
-            for extra in marks[1:]:
-                self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
-                             "keep one %%tab (or #@tab) line, on the cell's first line")
-            if late:
-                body = body[:at] + [""] + body[at + 1:]   # keep line numbers
-            else:
-                body, first_line = body[at + 1:], tab_line + 1
+        at = marks[0]
+        mark = TAB_MARK.match(body[at].strip())
+        tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
+        late = any(text.strip() for text in body[:at])
+        if late:
+            self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
+                         "line of the cell (it applies to the whole cell)",
+                         "move it to the cell's first line", warning=True)
+            body, first_line = body[:at] + [""] + body[at + 1:], start + 1   # keep line numbers
+        else:
+            body, first_line = body[at + 1:], tab_line + 1
+        for extra in marks[1:]:
+            self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
+                         "keep one %%tab (or #@tab) line, on the cell's first line")
         self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
 
     def declaration(self, start: int, body: list[str]) -> None:
@@ -290,24 +298,21 @@ def _literal_names(text: str) -> tuple[str, ...] | None:
     return value if all(isinstance(v, str) for v in value) else None
 
 
-def _label_kind(role: str, previous: str) -> str:
-    if role == "eqlabel" or previous.startswith("$$") or previous.endswith("$$"):
-        return "equation"
-    if previous.startswith("#"):
-        return "section"
-    if previous.startswith("!["):
-        return "figure"
-    if previous.startswith("|"):
-        return "table"
-    return "other"
-
-
-def _label_title(previous: str) -> str:
-    heading = HEADING.match(previous)
-    if heading:
-        return strip_slide_marks(heading.group(2)).strip()
-    image = IMAGE.match(previous)
-    return image.group(1) if image else ""
+def _labelled(cell: Cell, host: int | None, role: str) -> tuple[str, str, int]:
+    """Kind, title and .md line of the block of cell.tokens[host] that a label names
+    (line 0 without a block)."""
+    if host is None:
+        return ("equation" if role == "eqlabel" else "other"), "", 0
+    tokens = cell.tokens
+    token, image = tokens[host], leading_image(tokens, host)
+    line = cell.line + token.map[0]
+    if role == "eqlabel" or token.type == "math_block":
+        return "equation", "", line
+    if token.type == "heading_open":
+        return "section", heading_title(tokens[host + 1]), line
+    if image is not None:
+        return "figure", image.content, line
+    return ("table" if token.type == "table_open" else "other"), "", line
 
 
 def parse_section(file: Path, source_root: Path, project_root: Path,

@@ -118,6 +118,19 @@ def test_references_become_links_to_the_published_book(small_book):
     assert ":label:" not in "\n".join(c.source for c in gpu.cells if c.cell_type == "markdown")
 
 
+def test_roles_in_code_stay_text_in_launch_notebooks(small_book):
+    config, sections, numbers = small_book
+    notebook = executed(sections["chap/cpu"], "pytorch")
+    notebook.cells.append(nbformat.v4.new_markdown_cell(
+        "Écrire `` :numref:`sec_gpu` `` donne :numref:`sec_gpu`.\n\n"
+        "```\n:numref:`sec_gpu`\n![Deux](../../img/deux.svg)\n```"))
+    launch = make_launch_notebook(notebook, config, "pytorch", sections["chap/cpu"], numbers)
+    assert launch.cells[-1].source == (
+        "Écrire `` :numref:`sec_gpu` `` donne "
+        "[section 1.1](https://owner.github.io/book/chap/gpu.html#sec_gpu).\n\n"
+        "```\n:numref:`sec_gpu`\n![Deux](../../img/deux.svg)\n```")
+
+
 def test_links_for_one_section_each_framework(small_book):
     config, sections, numbers = small_book
     for tab in config.build.tabs:

@@ -75,3 +75,31 @@ def test_numbered_equation_and_french_references(tmp_path):
     assert '<a class="reference" href="#sec_eq">section 1.1</a>' in html
     assert '<a class="reference" href="#sec_eq">la même</a>' in html
     assert '<h1 id="sec_eq"><span class="number">1.1</span> Équations' in html
+
+
+def test_a_role_in_code_stays_text(tmp_path):
+    ctx, _ = context(tmp_path)
+    text = ("Écrire `` :numref:`sec_eq` `` donne :numref:`sec_eq`.\n\n"
+            "- liste\n\n  ```\n  :numref:`sec_eq`\n  ```\n\nTexte\n\n    :eqref:`eq_linear`\n")
+    html = render_prose(text, 1, ctx)
+    assert "<code>:numref:`sec_eq`</code> donne" in html
+    assert "<pre><code>:numref:`sec_eq`\n</code></pre>" in html
+    assert "<pre><code>:eqref:`eq_linear`\n</code></pre>" in html
+    assert html.count('<a class="reference"') == 1
+
+
+def test_roles_in_code_are_no_references(tmp_path):
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n",
+                                 "chap/sec.md": "# Code\n\nLe rôle ``:numref:`inconnu` ``.\n"})
+    book, problems = parse_book(load_config(root))
+    assert not problems and not book.chapters[0].sections[0].references
+
+
+def test_ids_from_labels_are_escaped(tmp_path):
+    ctx, _ = context(tmp_path)
+    (ctx.project_root / "chapters" / "chap" / "x.png").write_bytes(b"")
+    html = render_prose('## Titre\n:label:`a"<b`\n\n![Image](x.png)\n:label:`c"<d`\n\n'
+                        'Texte :label:`e"<f`\n', 1, ctx)
+    for escaped in ("a&quot;&lt;b", "c&quot;&lt;d", "e&quot;&lt;f"):
+        assert f'id="{escaped}"' in html
+    assert '"<' not in html
