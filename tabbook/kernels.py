@@ -98,12 +98,12 @@ def kernel_manager_class(layout: Layout) -> type:
     """A Jupyter kernel manager that finds kernel specs in the build's Jupyter folder
     only (for nbclient's ``kernel_manager_class``)."""
     from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import KernelManager
+    from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
     kernel_dirs = [str(jupyter_data(layout) / "kernels")]
 
-    class BuildKernelManager(KernelManager):
+    class BuildKernelManager(AsyncKernelManager):   # the class nbclient uses by default
         @default("kernel_spec_manager")
         def _build_kernel_specs(self) -> KernelSpecManager:
             return KernelSpecManager(kernel_dirs=kernel_dirs)
