@@ -108,9 +108,10 @@ def test_a_device_listing_in_the_outputs_counts_as_gpu_use():
     tf_listing = recorded(["/physical_device:GPU:0: NVIDIA H100, compute capability 9.0"],
                           GIVEN[:1], {"gpu_memory_peak_mib": {"GPU:0": 0.0},
                                       "object_devices": []})
-    report = report_of([execution("chapter_access/own-gpu", "pytorch", 2, "ran", 2.0, listing),
-                           execution("chapter_access/own-gpu", "tensorflow", 2, "ran", 4.0, tf_listing)],
-                          [H100], FRAMEWORKS, require_gpu=True)
+    report = report_of([
+        execution("chapter_access/own-gpu", "pytorch", 2, "ran", 2.0, listing),
+        execution("chapter_access/own-gpu", "tensorflow", 2, "ran", 4.0, tf_listing),
+    ], [H100], FRAMEWORKS, require_gpu=True)
     assert [row.verdict for row in report.rows] == ["GPU", "GPU"] and not report.problems
     assert report.rows[1].output_devices == ["GPU:0"]
 
