@@ -1,37 +1,49 @@
-"""The command line behind build.py: parses options, runs the stages, reports."""
+"""The command line behind build.py: a pipeline of stages over one book.
+
+Each command parses its options, checks the book, selects tabs and sections,
+then holds the build lock while its steps run in order (notebooks, eval,
+launch, HTML), stopping at the first that fails. A step runs a stage on the
+book, the config and the output layout, and hands what the stage returns to
+the console, which alone prints.
+"""
 from __future__ import annotations
 
 import argparse
 import contextlib
 import fcntl
 import fnmatch
-import json
+import functools
 import subprocess
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 from .check import check_book
 from .config import Config, ConfigError, load_config
+from .console import Console
 from .environments import ensure_test_tools
-from .execute import Executor, Outcome, Task, summary_table
-from .kernels import (Runtime, RuntimeSetupError, default_jobs, detect_gpus, framework_gpus,
-                      isolate_jupyter, prepare_runtime, python_of)
+from .execute import Execution, Executor, Task, read_executed
+from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
+                      framework_gpus, prepare_runtime, python_of)
 from .launch import OutError, copy_tree, write_launch_notebooks
 from .layout import Layout
 from .library import stale_libraries, write_libraries
-from .model import Book, Problem, Section, SourceError
-from .numbering import number_book
+from .model import Book, Section, SourceError
+from .numbering import Numbers, number_book
 from .parse import parse_book
 from .render import RenderError, render_site
-from .report import FrameworkInfo, Run, build_report, write_report
+from .report import FrameworkInfo, Report, build_report, write_report
 from .split import split_section, write_notebooks
 
 
 class UsageError(Exception):
-    """A bad option value (unknown tab, --only matching nothing)."""
+    """A bad option value (unknown tab, --only matching nothing, no GPU for --require-gpu)."""
 
+
+# -- options -------------------------------------------------------------------------
 
 def _add_selection(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--tab", action="append", metavar="T",
@@ -75,23 +87,30 @@ def make_parser() -> argparse.ArgumentParser:
     _add_book(parser)
     _add_selection(parser)
     _add_execution(parser)
+    parser.set_defaults(func=building(check_libraries, run_notebooks, run_eval, run_launch,
+                                      run_html))
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     # A subcommand's own -C/--strict must not reset the values given before it.
     check = commands.add_parser("check", help="lint the sources, build nothing")
+    check.set_defaults(func=command_check)
     lib = commands.add_parser("lib", help="regenerate d2l/*.py from the #@save code")
     lib.add_argument("--check", action="store_true",
                      help="change nothing; fail if the committed files are out of date")
+    lib.set_defaults(func=command_lib)
     notebooks = commands.add_parser(
         "notebooks", help="split the sources into per-framework notebooks")
     _add_selection(notebooks)
+    notebooks.set_defaults(func=building(run_notebooks))
     evaluate = commands.add_parser("eval", help="execute the notebooks (cached)")
     _add_selection(evaluate)
     _add_execution(evaluate)
+    evaluate.set_defaults(func=building(run_eval))
     launch = commands.add_parser(
         "launch", help="Colab/Kaggle notebooks from the executed ones (runs eval first)")
     _add_selection(launch)
     _add_execution(launch)
     _add_out(launch, "the launch notebooks (the tree of the published notebooks branch)")
+    launch.set_defaults(func=building(run_eval, run_launch))
     html = commands.add_parser(
         "html", help="render the HTML book (runs eval and launch first); with one --tab, "
                      "a single-framework site in _build/html-<tab>")
@@ -99,11 +118,41 @@ def make_parser() -> argparse.ArgumentParser:
                       help="frameworks of the site (repeatable; default: all book tabs)")
     _add_execution(html)
     _add_out(html, "the site")
+    # The site always holds every page: links must resolve.
+    html.set_defaults(func=building(run_eval, run_launch, run_html), only=None,
+                      gpu_only=False)
     for command in (check, lib, notebooks, evaluate, launch, html):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
+    test.set_defaults(func=command_test)
     return parser
+
+
+def parse_command_line(argv: list[str]) -> argparse.Namespace:
+    """The options of `argv`; after a leading `test`, every argument is pytest's."""
+    if argv[:1] == ["test"]:
+        # Options included (`test -k spelling`): pytest's, not ours.
+        args = make_parser().parse_args(argv[:1])
+        args.pytest_args = argv[1:]
+        return args
+    return make_parser().parse_args(argv)
+
+
+# -- selection -----------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Selection:
+    """The tabs and sections a command builds."""
+    tabs: tuple[str, ...]
+    sections: list[Section]
+    partial: bool
+    """Some sections only (--only, --gpu-only): the others' outputs stay as they are."""
+
+    def pairs(self) -> list[tuple[Section, str]]:
+        """The (section, tab) pairs that have a notebook, in book order."""
+        return [(section, tab) for section in self.sections for tab in self.tabs
+                if tab in section.tabs]
 
 
 def selected_tabs(config: Config, requested: list[str] | None) -> tuple[str, ...]:
@@ -125,214 +174,240 @@ def selected_sections(book: Book, patterns: list[str] | None,
             raise UsageError("--gpu-only: no section declares #gpus(N)")
     if not patterns:
         return pages
-    chosen = []
-    for pattern in patterns:
-        matches = [s for s in pages if fnmatch.fnmatch(s.name, pattern)
-                   or fnmatch.fnmatch(s.path.as_posix(), pattern)
-                   or fnmatch.fnmatch(s.display_path, pattern)]
-        if not matches:
-            raise UsageError(f"--only {pattern}: matches no section"
-                             f"{' declaring #gpus(N)' if gpu_only else ''} "
-                             "(patterns match e.g. 'chapter_gpu/use-gpu' or 'chapter_gpu/*')")
-        chosen += [s for s in matches if s not in chosen]
-    return [s for s in pages if s in chosen]   # keep book order
+    chosen = {id(s) for pattern in patterns for s in _matching(pages, pattern, gpu_only)}
+    return [s for s in pages if id(s) in chosen]   # book order
 
 
-def sections_of(book: Book, args: argparse.Namespace) -> list[Section]:
-    """The sections the command line selects (--only, --gpu-only)."""
-    return selected_sections(book, args.only, getattr(args, "gpu_only", False))
+def _matching(pages: list[Section], pattern: str, gpu_only: bool) -> list[Section]:
+    matches = [s for s in pages if any(fnmatch.fnmatch(name, pattern) for name in
+                                       (s.name, s.path.as_posix(), s.display_path))]
+    if not matches:
+        raise UsageError(f"--only {pattern}: matches no section"
+                         f"{' declaring #gpus(N)' if gpu_only else ''} "
+                         "(patterns match e.g. 'chapter_gpu/use-gpu' or 'chapter_gpu/*')")
+    return matches
 
 
-def section_tabs(config: Config, sections: list[Section],
-                 tabs: tuple[str, ...]) -> list[tuple[Section, str]]:
-    """The (section, tab) pairs that have a notebook, in book order."""
-    return [(section, tab) for section in sections for tab in tabs
-            if tab in section.tabs]
+def select(book: Book, config: Config, args: argparse.Namespace) -> Selection:
+    return Selection(selected_tabs(config, args.tab),
+                     selected_sections(book, args.only, args.gpu_only),
+                     partial=bool(args.only or args.gpu_only))
 
 
-def report(problems: list[Problem], strict: bool = True) -> None:
-    """Print the problems; say the build stops if any is an error (every one, if strict)."""
-    for problem in problems:
-        print(problem, file=sys.stderr)
-    warnings = sum(p.warning for p in problems)
-    stopping = len(problems) if strict else len(problems) - warnings
-    if stopping:
-        print(f"check: {stopping} problem{'s' if stopping > 1 else ''} found"
-              f"{' (strict: warnings are errors)' if strict and warnings else ''}; "
-              "nothing was built", file=sys.stderr)
-    elif warnings:
-        print(f"check: {warnings} warning{'s' if warnings > 1 else ''} (what d2lbook "
-              "tolerates; --strict makes them errors)", file=sys.stderr)
+@dataclass(frozen=True)
+class EvalOptions:
+    jobs: int
+    force: bool
+    pythons: dict[str, Path]
+    """The interpreters given with --python, by tab."""
+    require_gpu: bool
 
 
-def load_checked_book(root: Path, strict: bool) -> tuple[Config, Book] | None:
+def eval_options(config: Config, args: argparse.Namespace) -> EvalOptions:
+    pythons = dict(python_of(value) for value in args.python or [])
+    selected_tabs(config, list(pythons))   # each one a tab of this book
+    return EvalOptions(args.jobs or default_jobs(config.execute.jobs), args.force, pythons,
+                       args.require_gpu)
+
+
+# -- commands ------------------------------------------------------------------------
+
+def main(argv: list[str], root: Path) -> int:
+    args = parse_command_line(argv)
+    console = Console()
+    try:
+        return args.func(args, book_folder(args, root), console)
+    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
+            OutError, RenderError) as err:
+        console.error(err)
+        return 1
+    except SourceError as err:
+        console.problems(err.problems)
+        return 1
+
+
+def book_folder(args: argparse.Namespace, root: Path) -> Path:
+    """The folder of the book to build: `root`, or the one of -C."""
+    if args.directory is None:
+        return root
+    folder = args.directory.resolve()
+    if not folder.is_dir():
+        raise UsageError(f"-C {args.directory}: no such folder")
+    return folder
+
+
+def command_test(args: argparse.Namespace, root: Path, console: Console) -> int:
+    ensure_test_tools()
+    # The whole suite unless some tests are named (`test tests/test_report.py`).
+    named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
+                for arg in args.pytest_args)
+    return subprocess.call([sys.executable, "-m", "pytest",
+                            *([] if named else [str(root / "tests")]), *args.pytest_args],
+                           cwd=root)
+
+
+def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Config, Book] | None:
     """Parse and check the whole book; print the problems and return None if any stops
     the build (an error, or a warning when strict)."""
     config = load_config(root)
     strict = strict or config.build.strict
     book, problems = parse_book(config)
     problems = sorted(set(problems) | set(check_book(book, config)))
-    report(problems, strict)
+    console.problems(problems, strict)
     if any(strict or not p.warning for p in problems):
         return None
     return config, book
 
 
-def run_check(root: Path, strict: bool) -> int:
+def command_check(args: argparse.Namespace, root: Path, console: Console) -> int:
     started = time.monotonic()
-    loaded = load_checked_book(root, strict)
+    loaded = load_checked_book(root, args.strict, console)
     if loaded is None:
         return 1
-    _, book = loaded
-    print(f"check: {len(book.pages())} sections, no problem stops the build ({time.monotonic() - started:.2f} s)")
+    console.checked(len(loaded[1].pages()), time.monotonic() - started)
     return 0
 
 
-def run_lib(root: Path, check_only: bool, strict: bool) -> int:
-    loaded = load_checked_book(root, strict)
+def command_lib(args: argparse.Namespace, root: Path, console: Console) -> int:
+    loaded = load_checked_book(root, args.strict, console)
     if loaded is None:
         return 1
     config, book = loaded
-    if check_only:
-        return _report_stale_libraries(config, book)
-    changed = write_libraries(book, config)
-    for path in changed:
-        print(f"lib: wrote {path.relative_to(root).as_posix()}")
-    print(f"lib: {len(changed)} file{'s' if len(changed) != 1 else ''} changed"
-          + (" (commit them with the sections)" if changed else ""))
+    if args.check:
+        return _libraries_status(book, config, console)
+    console.libraries_written(write_libraries(book, config), root)
     return 0
 
 
-def _report_stale_libraries(config: Config, book: Book) -> int:
+def _libraries_status(book: Book, config: Config, console: Console) -> int:
     stale = stale_libraries(book, config)
-    for message in stale:
-        print(f"lib: {message}", file=sys.stderr)
-    if stale:
-        print("lib: run `python3 build.py lib` and commit the result", file=sys.stderr)
-        return 1
-    print("lib: d2l files are up to date")
-    return 0
+    console.stale_libraries(stale)
+    return 1 if stale else 0
 
 
-def run_notebooks(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
-    started = time.monotonic()
-    tabs = selected_tabs(config, args.tab)
-    sections = sections_of(book, args)
-    width = len(str(len(sections)))
+@dataclass
+class Build:
+    """What the steps of a command share: the book, its config, the output layout, the
+    selection and options, the console."""
+    book: Book
+    config: Config
+    layout: Layout
+    selection: Selection
+    options: EvalOptions
+    console: Console
+    out: Path | None = None
+    """--out: where to copy the launch notebooks or the site."""
 
-    def progress(number: int, total: int, section: Section, made: list[str],
-                 missing: list[str]) -> None:
-        line = f"[{number:>{width}}/{total}] {section.name}: {', '.join(made) or '-'}"
-        if missing:
-            line += (f"  (no {', '.join(missing)} notebook: the section has only "
-                     f"{', '.join(section.tabs)})")
-        print(line, flush=True)
+    @functools.cached_property
+    def numbers(self) -> Numbers:
+        """The book's numbers, computed once for the launch and HTML steps."""
+        return number_book(self.book)
 
-    result = write_notebooks(sections, tabs, Layout(root), progress,
-                             prune=not (args.only or args.gpu_only))
-    made = len(result.written) + len(result.unchanged)
-    print(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
-          f"{len(result.unchanged)} unchanged, {len(result.removed)} stale removed), "
-          f"{len(result.missing_tabs)} section/tab pairs without a notebook, "
-          f"{time.monotonic() - started:.2f} s")
-    return 0
+
+Step = Callable[[Build], int]
+
+
+def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]:
+    """The command that checks the book, then runs `steps` under the build lock."""
+    def command(args: argparse.Namespace, root: Path, console: Console) -> int:
+        loaded = load_checked_book(root, args.strict, console)
+        if loaded is None:
+            return 1
+        config, book = loaded
+        # Bad option values stop here, before the lock creates _build/.
+        build = Build(book, config, Layout(root), select(book, config, args),
+                      eval_options(config, args), console, getattr(args, "out", None))
+        with build_lock(build.layout, console):   # once for the whole command
+            for step in steps:
+                status = step(build)
+                if status:
+                    return status
+        return 0
+    return command
 
 
 @contextlib.contextmanager
-def build_lock(root: Path):
+def build_lock(layout: Layout, console: Console):
     """One build at a time in a folder: a second one waits for the first."""
-    path = Layout(root).lock
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path, "w") as handle:
+    layout.lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(layout.lock, "w") as handle:
         try:
             fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except BlockingIOError:
-            print("waiting for another build of this book to finish...", flush=True)
+            console.waiting_for_lock()
             fcntl.flock(handle, fcntl.LOCK_EX)
         yield
 
 
-def run_eval(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+# -- steps ---------------------------------------------------------------------------
+
+def check_libraries(build: Build) -> int:
+    return _libraries_status(build.book, build.config, build.console)
+
+
+def run_notebooks(build: Build) -> int:
     started = time.monotonic()
-    tabs = selected_tabs(config, args.tab)
-    sections = sections_of(book, args)
-    pythons = {}
-    for value in args.python or []:
-        tab, path = python_of(value)
-        selected_tabs(config, [tab])
-        pythons[tab] = path
+    selection = build.selection
+    result = write_notebooks(selection.sections, selection.tabs, build.layout,
+                             build.console.notebook_progress(len(selection.sections)),
+                             prune=not selection.partial)
+    build.console.notebooks_written(result, time.monotonic() - started)
+    return 0
+
+
+def run_eval(build: Build) -> int:
+    """Execute the selected notebooks (the cached ones are not run), report, judge."""
+    started = time.monotonic()
+    console, options = build.console, build.options
     gpus = detect_gpus()
-    if gpus:
-        print("devices: " + "; ".join(f"GPU {g.index} {g.name} ({g.memory_mib} MiB, driver "
-                                      f"{g.driver}, CUDA {g.cuda})" for g in gpus))
-    else:
-        print("devices: no GPU visible, every notebook runs on the CPU")
-    if args.require_gpu:
-        needing = [s for s in sections if s.gpus]
-        if needing and not gpus:
-            print("error: --require-gpu: no GPU is visible, but "
-                  + ", ".join(f"{s.name} declares #gpus({s.gpus})" for s in needing)
-                  + " — run on a machine whose GPUs nvidia-smi lists, or drop --require-gpu",
-                  file=sys.stderr)
-            return 1
-        for section in needing:
-            if section.gpus > len(gpus):
-                print(f"note: {section.name} declares #gpus({section.gpus}) and gets the "
-                      f"{len(gpus)} GPU(s) there are")
+    console.devices(gpus)
+    console.fewer_gpus(gpu_policy(build.selection.sections, gpus, options.require_gpu),
+                       len(gpus))
     tasks = [Task(section, tab, split_section(section, tab))
-             for section, tab in section_tabs(config, sections, tabs)]
-    order = {id(task): number for number, task in enumerate(tasks)}
-    layout = Layout(root)
-    isolate_jupyter(layout)
-    needed = list(dict.fromkeys(t.tab for t in tasks))
+             for section, tab in build.selection.pairs()]
+    runtimes = prepare_runtimes(build.layout, [t.tab for t in tasks], options.pythons)
+    frameworks = framework_infos(runtimes, gpus)
+    console.frameworks(frameworks)
+    plan = plan_eval(build, tasks, runtimes, gpus, frameworks)
+    console.eval_plan(len(tasks), len(plan.queue), len(plan.skipped),
+                      min(options.jobs, max(len(plan.queue), 1)))
+    try:
+        executions = execute(plan)
+    except KeyboardInterrupt:
+        console.interrupted()
+        return 130
+    report, markdown = write_eval_report(build.layout, executions, gpus, frameworks,
+                                         options.require_gpu)
+    console.evaluated(executions, build.selection.tabs, report, options.require_gpu,
+                      build.layout.shown(markdown), time.monotonic() - started)
+    return 1 if report.failed or (options.require_gpu and report.doubtful) else 0
+
+
+def gpu_policy(sections: list[Section], gpus: list[Gpu], require_gpu: bool) -> list[Section]:
+    """With --require-gpu, the sections that declare more GPUs than there are (they get
+    those there are); an error if there is none for sections that declare some."""
+    if not require_gpu:
+        return []
+    needing = [s for s in sections if s.gpus]
+    if needing and not gpus:
+        raise UsageError("--require-gpu: no GPU is visible, but "
+                         + ", ".join(f"{s.name} declares #gpus({s.gpus})" for s in needing)
+                         + " — run on a machine whose GPUs nvidia-smi lists, or drop "
+                           "--require-gpu")
+    return [s for s in needing if s.gpus > len(gpus)]
+
+
+def prepare_runtimes(layout: Layout, tabs: list[str],
+                     pythons: dict[str, Path]) -> dict[str, Runtime]:
+    """The interpreter and kernel of each of `tabs` (--python's, else the managed one)."""
+    needed = list(dict.fromkeys(tabs))
     # Probing imports each framework (seconds each): do them side by side.
     with ThreadPoolExecutor(max(len(needed), 1)) as pool:
-        runtimes = dict(zip(needed, pool.map(
+        return dict(zip(needed, pool.map(
             lambda tab: prepare_runtime(layout, tab, pythons.get(tab)), needed)))
-    frameworks = framework_infos(runtimes, gpus)
-    # The GPU job must not run a framework that cannot use the GPUs: it would
-    # only prove that the CPU works.
-    blocked = {tab for tab, info in frameworks.items()
-               if args.require_gpu and info.gpus_seen == 0}
-    skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
-    jobs = args.jobs or default_jobs(config.execute.jobs)
-    executor = Executor(layout, runtimes, gpus, jobs, config.execute.timeout, args.force,
-                        colour=sys.stdout.isatty())
-    libraries = {tab: (root / config.library.lib_files[tab]).read_text(encoding="utf-8")
-                 for tab in runtimes}
-    queue = executor.plan([t for t in tasks if t not in skipped], libraries)
-    print(f"eval: {len(tasks)} notebooks, {len(tasks) - len(queue) - len(skipped)} cached, "
-          f"{len(queue)} to run with up to {min(jobs, max(len(queue), 1))} kernels"
-          + (f", {len(skipped)} skipped" if skipped else ""), flush=True)
-    try:
-        executor.run(queue)
-    except KeyboardInterrupt:
-        print("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
-              "previous results", file=sys.stderr)
-        return 130
-    executor.outcomes += [Outcome(task, "skipped") for task in skipped]
-    outcomes = sorted(executor.outcomes, key=lambda o: order[id(o.task)])
-    print(summary_table(outcomes, tabs))
-    failed = [o for o in outcomes if o.status == "failed"]
-    for outcome in failed:
-        print(outcome.message, file=sys.stderr)
-    report = build_report([run_of(root, o) for o in outcomes], gpus, frameworks,
-                          args.require_gpu)
-    _, markdown = write_report(report, layout.eval)
-    doubtful = [row for row in report.problems if row.status not in ("failed", "interrupted")]
-    for row in doubtful:
-        print(f"{'error' if args.require_gpu else 'warning'}: {row.section} [{row.framework}] "
-              f"declares #gpus({row.declared_gpus}): {row.verdict}"
-              + (f" ({frameworks[row.framework].problem})" if row.verdict.startswith("framework")
-                 else " — its tensors and models stayed on the CPU; check the code moves them "
-                      "to try_gpu()"), file=sys.stderr)
-    print(f"eval: {sum(o.status == 'ran' for o in outcomes)} ran, "
-          f"{sum(o.status == 'cached' for o in outcomes)} cached, {len(failed)} failed, "
-          f"{time.monotonic() - started:.1f} s; report in {markdown.relative_to(root)} (and .json)")
-    return 1 if failed or (args.require_gpu and doubtful) else 0
 
 
-def framework_infos(runtimes: dict[str, Runtime], gpus: list) -> dict[str, FrameworkInfo]:
+def framework_infos(runtimes: dict[str, Runtime], gpus: list[Gpu]) -> dict[str, FrameworkInfo]:
     """Each framework's version, and, on a GPU machine, how many GPUs its build sees."""
     infos = {tab: FrameworkInfo(r.framework_version, r.python_version)
              for tab, r in runtimes.items()}
@@ -341,118 +416,76 @@ def framework_infos(runtimes: dict[str, Runtime], gpus: list) -> dict[str, Frame
             counts = dict(zip(runtimes, pool.map(framework_gpus, runtimes.values())))
         for tab, (seen, problem) in counts.items():
             infos[tab].gpus_seen, infos[tab].problem = seen, problem
-            print(f"{tab} {infos[tab].version}: sees {seen} GPU(s)"
-                  + (f" — {problem}" if problem else ""))
     return infos
 
 
-def run_of(root: Path, outcome: Outcome) -> Run:
-    """What the report needs of an outcome, with its executed notebook if there is one."""
-    path = Layout(root).executed(outcome.task.tab, outcome.task.section)
-    notebook = json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
-    section = outcome.task.section
-    return Run(section.name, outcome.task.tab, section.gpus, outcome.status, outcome.seconds,
-               notebook)
+@dataclass
+class EvalPlan:
+    executor: Executor
+    tasks: list[Task]
+    """Every selected notebook, in book order."""
+    queue: list[Task]
+    """The notebooks to run (the cached ones are written already), longest first."""
+    skipped: list[Task]
+    """GPU sections of frameworks blind to the GPUs (with --require-gpu)."""
 
 
-def run_launch(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+def plan_eval(build: Build, tasks: list[Task], runtimes: dict[str, Runtime], gpus: list[Gpu],
+              frameworks: dict[str, FrameworkInfo]) -> EvalPlan:
+    options = build.options
+    # The GPU job must not run a framework that cannot use the GPUs: it would
+    # only prove that the CPU works.
+    blocked = {tab for tab, info in frameworks.items()
+               if options.require_gpu and info.gpus_seen == 0}
+    skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
+    executor = Executor(build.layout, runtimes, gpus, options.jobs, build.config.execute.timeout,
+                        options.force, log=build.console.say, colour=build.console.live)
+    libraries = {tab: (build.layout.root / build.config.library.lib_files[tab])
+                 .read_text(encoding="utf-8") for tab in runtimes}
+    queue = executor.plan([t for t in tasks if t not in skipped], libraries)
+    return EvalPlan(executor, tasks, queue, skipped)
+
+
+def execute(plan: EvalPlan) -> list[Execution]:
+    """Run the plan's queue; every task's execution, in book order. Ctrl-C stops every
+    kernel and raises KeyboardInterrupt."""
+    plan.executor.run(plan.queue)
+    executions = plan.executor.executions + [Execution(t, "skipped") for t in plan.skipped]
+    order = {id(task): number for number, task in enumerate(plan.tasks)}
+    return sorted(executions, key=lambda e: order[id(e.task)])
+
+
+def write_eval_report(layout: Layout, executions: list[Execution], gpus: list[Gpu],
+                      frameworks: dict[str, FrameworkInfo],
+                      require_gpu: bool) -> tuple[Report, Path]:
+    """The report of the executions, written beside the executed notebooks (.md, .json)."""
+    report = build_report(executions, functools.partial(read_executed, layout), gpus,
+                          frameworks, require_gpu)
+    _, markdown = write_report(report, layout.eval)
+    return report, markdown
+
+
+def run_launch(build: Build) -> int:
     started = time.monotonic()
-    tabs = selected_tabs(config, args.tab)
-    pairs = section_tabs(config, sections_of(book, args), tabs)
-    layout = Layout(root)
-    result = write_launch_notebooks(config, number_book(book), pairs, layout,
-                                    prune=() if args.only or args.gpu_only else tabs)
-    for section, tab in result.missing:
-        print(f"launch: {section.display_path} [{tab}] has no executed notebook — "
-              "run `python3 build.py eval` and fix its errors", file=sys.stderr)
-    print(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
-          f"{layout.shown(layout.launch)} ({len(result.written)} written, "
-          f"{len(result.unchanged)} unchanged), {time.monotonic() - started:.2f} s")
+    layout, selection = build.layout, build.selection
+    result = write_launch_notebooks(build.config, build.numbers, selection.pairs(), layout,
+                                    prune=() if selection.partial else selection.tabs)
+    build.console.launch_written(result, layout.shown(layout.launch), time.monotonic() - started)
     if result.missing:
         return 1
-    if getattr(args, "out", None):
-        copied = copy_tree(layout.launch, args.out)
-        print(f"launch: {copied} notebooks copied to {args.out}")
+    if build.out:
+        build.console.copied("launch", copy_tree(layout.launch, build.out), "notebooks",
+                             build.out)
     return 0
 
 
-def run_html(root: Path, args: argparse.Namespace, config: Config, book: Book) -> int:
+def run_html(build: Build) -> int:
     started = time.monotonic()
-    tabs = selected_tabs(config, args.tab)
-    pages = book.pages()
-    width = len(str(len(pages)))
-
-    def progress(number: int, total: int, section: Section, seconds: float) -> None:
-        print(f"[{number:>{width}}/{total}] html {section.name} ({seconds:.2f} s)", flush=True)
-
-    result = render_site(book, config, number_book(book), tabs, Layout(root), progress)
-    site = result.folder.relative_to(root).as_posix()
-    done = "search index built" if result.rendered else \
-        "unchanged: nothing it is made from changed"
-    print(f"html: {result.pages} pages in {site}/ ({'one framework, no tabs' if len(tabs) == 1 else ', '.join(tabs)}), "
-          f"{done}, {time.monotonic() - started:.1f} s — open {site}/index.html")
-    if getattr(args, "out", None):
-        copied = copy_tree(result.folder, args.out)
-        print(f"html: {copied} files copied to {args.out}")
+    tabs = build.selection.tabs
+    progress = build.console.page_progress(len(build.book.pages()))
+    result = render_site(build.book, build.config, build.numbers, tabs, build.layout, progress)
+    build.console.site_rendered(result, build.layout.shown(result.folder), tabs,
+                                time.monotonic() - started)
+    if build.out:
+        build.console.copied("html", copy_tree(result.folder, build.out), "files", build.out)
     return 0
-
-
-def run_tests(root: Path, pytest_args: list[str]) -> int:
-    ensure_test_tools()
-    # The whole suite unless some tests are named (`test tests/test_report.py`).
-    named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
-                for arg in pytest_args)
-    return subprocess.call([sys.executable, "-m", "pytest",
-                            *([] if named else [str(root / "tests")]), *pytest_args],
-                           cwd=root)
-
-
-def main(argv: list[str], root: Path) -> int:
-    if "test" in argv:
-        # Everything after `test` is pytest's, options included (`test -k spelling`).
-        at = argv.index("test")
-        args = make_parser().parse_args(argv[:at + 1])
-        args.pytest_args = argv[at + 1:]
-    else:
-        args = make_parser().parse_args(argv)
-    if args.command == "test":
-        return run_tests(root, args.pytest_args)
-    if args.directory is not None:
-        root = args.directory.resolve()
-        if not root.is_dir():
-            print(f"error: -C {args.directory}: no such folder", file=sys.stderr)
-            return 1
-    try:
-        if args.command == "check":
-            return run_check(root, args.strict)
-        if args.command == "lib":
-            return run_lib(root, args.check, args.strict)
-        loaded = load_checked_book(root, args.strict)
-        if loaded is None:
-            return 1
-        if args.command == "html":
-            args.only = None   # the site always holds every page: links must resolve
-        # Bad --tab or --only values stop here, before the lock creates _build/.
-        selected_tabs(loaded[0], args.tab)
-        sections_of(loaded[1], args)
-        with build_lock(root):   # once for the whole command: each stage below writes _build/
-            if args.command == "eval":
-                return run_eval(root, args, *loaded)
-            if args.command == "notebooks":
-                return run_notebooks(root, args, *loaded)
-            if args.command == "launch":
-                return run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
-            if args.command == "html":
-                return (run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
-                        or run_html(root, args, *loaded))
-            # The whole build: checks, library check, notebooks, execution, launch, HTML.
-            return (_report_stale_libraries(*loaded) or run_notebooks(root, args, *loaded)
-                    or run_eval(root, args, *loaded) or run_launch(root, args, *loaded)
-                    or run_html(root, args, *loaded))
-    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError) as err:
-        print(f"error: {err}", file=sys.stderr)
-        return 1
-    except SourceError as err:
-        report(err.problems)
-        return 1

@@ -29,7 +29,7 @@ import nbformat
 
 from .devices import PROBE, read_probe
 from .files import atomic_write, write_if_changed
-from .kernels import Gpu, Runtime, gpu_class
+from .kernels import Gpu, Runtime, gpu_class, jupyter_environment, kernel_manager_class
 from .layout import Layout
 from .model import METADATA_KEY, Section
 
@@ -53,11 +53,13 @@ class Task:
 
 
 @dataclass
-class Outcome:
+class Execution:
+    """What became of a task: run, taken from the cache, failed, interrupted or skipped."""
     task: Task
     status: str            # cached, ran, failed, interrupted or skipped
     seconds: float = 0.0
     message: str = ""
+    """Why it failed, at the .md line: what the console shows."""
 
 
 def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
@@ -111,8 +113,52 @@ def write_executed(layout: Layout, task: Task, record: dict) -> None:
                      nbformat.writes(merge_record(task.notebook, record)) + "\n")
 
 
+def read_executed(layout: Layout, task: Task) -> dict | None:
+    """The executed notebook of `task` (its last good result), None if there is none."""
+    path = layout.executed(task.tab, task.section)
+    return json.loads(path.read_text(encoding="utf-8")) if path.is_file() else None
+
+
 def strip_ansi(text: str) -> str:
     return ANSI.sub("", text)
+
+
+def failure_message(task: Task, notebook, index: int | None, reason: str,
+                    error: Exception | None = None) -> str:
+    """``path:LINE [tab] cell N: reason``, with the last lines of the traceback, if any.
+
+    `index` is the failing cell's (None when no cell started); with a cell's
+    `error`, the reason and line come from the error output the cell holds."""
+    cell = notebook.cells[index] if index is not None else None
+    lines = (cell.metadata.get(METADATA_KEY, {}).get("lines") or [0]) if cell else [0]
+    line, details = lines[0], []
+    if error is not None:
+        reason, line, details = _described_error(cell, lines, error)
+    if index is None:
+        return f"  {task.section.display_path} [{task.tab}]: {reason}"
+    number = sum(1 for c in notebook.cells[:index + 1] if c.cell_type == "code")
+    return (f"  {task.section.display_path}:{line} [{task.tab}] cell {number}: {reason}"
+            + "".join(f"\n    | {d}" for d in details))
+
+
+def _described_error(cell, lines: list[int], error: Exception) -> tuple[str, int, list[str]]:
+    """The error's name and value, the .md line it happened at, the traceback's last lines."""
+    outputs = [o for o in (cell or {}).get("outputs", []) if o.get("output_type") == "error"]
+    if not outputs:
+        return strip_ansi(str(error)).strip().split("\n")[-1], lines[0], []
+    traceback = strip_ansi("\n".join(outputs[-1].traceback)).strip().split("\n")
+    return (f"{outputs[-1].ename}: {outputs[-1].evalue}", _traceback_line(traceback, lines),
+            [text for text in traceback if text.strip()][-6:])
+
+
+def _traceback_line(traceback: list[str], lines: list[int]) -> int:
+    """The .md line of the innermost traceback line that is in the cell itself."""
+    line = lines[0]
+    for text in traceback:
+        found = TRACEBACK_LINE.search(text)
+        if found and int(found.group(1)) <= len(lines):
+            line = lines[int(found.group(1)) - 1]
+    return line
 
 
 @dataclass
@@ -125,11 +171,12 @@ class Executor:
     force: bool = False
     log: callable = functools.partial(print, flush=True)
     colour: bool = False
-    outcomes: list[Outcome] = field(default_factory=list)
+    executions: list[Execution] = field(default_factory=list)
     _running: dict = field(default_factory=dict)     # task label -> (start, kernel pid holder)
     _free_gpus: list[int] = field(default_factory=list)
     _condition: threading.Condition = field(default_factory=threading.Condition)
     _stopping: bool = False
+    _kernel_manager: type | None = None
 
     # -- planning -------------------------------------------------------------
     def plan(self, tasks: list[Task], library_texts: dict[str, str]) -> list[Task]:
@@ -142,7 +189,7 @@ class Executor:
             task.estimate = float(record.get("seconds", 0.0))
             if not self.force and record.get("key") == task.key:
                 write_executed(self.layout, task, record)
-                self.outcomes.append(Outcome(task, "cached", task.estimate))
+                self.executions.append(Execution(task, "cached", task.estimate))
             else:
                 to_run.append(task)
         return sorted(to_run, key=lambda t: -t.estimate)
@@ -151,6 +198,7 @@ class Executor:
     def run(self, queue: list[Task]) -> None:
         """Run `queue` with up to `jobs` kernels; Ctrl-C stops every kernel cleanly."""
         self._free_gpus = [g.index for g in self.gpus]
+        self._kernel_manager = kernel_manager_class(self.layout)
         pending = list(queue)
         workers = [threading.Thread(target=self._worker, args=(pending,), daemon=True)
                    for _ in range(min(self.jobs, len(queue)))]
@@ -207,14 +255,14 @@ class Executor:
                 return
             task, granted = picked
             try:
-                outcome = self._execute(task, granted)
+                execution = self._execute(task, granted)
             finally:
                 with self._condition:
                     self._free_gpus.extend(granted)
                     self._condition.notify_all()
             with self._condition:
-                self.outcomes.append(outcome)
-            self._report(outcome)
+                self.executions.append(execution)
+            self._report(execution)
 
     def _tick(self) -> None:
         """Show what runs: a live line on a terminal, a line every 30 s otherwise."""
@@ -236,21 +284,22 @@ class Executor:
                 else:
                     self.log(line)
 
-    def _report(self, outcome: Outcome) -> None:
+    def _report(self, execution: Execution) -> None:
         prefix = "\r\x1b[K" if self.colour else ""
-        if outcome.status == "ran":
-            self.log(f"{prefix}done    {outcome.task.label} in {outcome.seconds:.1f} s")
-        elif outcome.status == "failed":
-            self.log(f"{prefix}FAILED  {outcome.task.label} after {outcome.seconds:.1f} s\n"
-                     + outcome.message)
+        if execution.status == "ran":
+            self.log(f"{prefix}done    {execution.task.label} in {execution.seconds:.1f} s")
+        elif execution.status == "failed":
+            self.log(f"{prefix}FAILED  {execution.task.label} after {execution.seconds:.1f} s\n"
+                     + execution.message)
 
     def _environment(self, granted: list[int]) -> dict[str, str]:
-        env = dict(os.environ)
+        """A kernel's environment: this process's, the build's Jupyter folders, its GPUs."""
+        env = {**os.environ, **jupyter_environment(self.layout)}
         if self.gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in granted)
         return env
 
-    def _execute(self, task: Task, granted: list[int]) -> Outcome:
+    def _execute(self, task: Task, granted: list[int]) -> Execution:
         from nbclient import NotebookClient
         from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
@@ -278,10 +327,11 @@ class Executor:
 
         if not any(c.cell_type == "code" for c in notebook.cells):
             self._save(task, notebook, [], 0.0, {})   # prose only: no kernel to start
-            return Outcome(task, "ran", 0.0)
+            return Execution(task, "ran", 0.0)
         notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         client = NotebookClient(
             notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
+            kernel_manager_class=self._kernel_manager,
             resources={"metadata": {"path": str(target.parent)}},
             on_cell_start=on_cell_start, on_cell_executed=on_cell_executed,
             on_notebook_start=on_notebook_start)
@@ -297,14 +347,14 @@ class Executor:
                                  "([execute] timeout in config.ini)")
         except DeadKernelError:
             if self._stopping:
-                return Outcome(task, "interrupted", time.monotonic() - started)
+                return Execution(task, "interrupted", time.monotonic() - started)
             return self._failure(task, notebook, current["index"], started,
                                  "the kernel died (crash, os._exit or out of memory)")
         except CellExecutionError as err:
             return self._failure(task, notebook, current["index"], started, "", err)
         except Exception as err:   # the kernel was killed under us (Ctrl-C), or failed to start
             if self._stopping:
-                return Outcome(task, "interrupted", time.monotonic() - started)
+                return Execution(task, "interrupted", time.monotonic() - started)
             return self._failure(task, notebook, current["index"], started,
                                  f"{type(err).__name__}: {err}")
         finally:
@@ -313,42 +363,18 @@ class Executor:
             with self._condition:
                 self._running.pop(task.label, None)
         if self._stopping:
-            return Outcome(task, "interrupted", time.monotonic() - started)
+            return Execution(task, "interrupted", time.monotonic() - started)
         seconds = time.monotonic() - started
         probe = notebook.cells.pop()
         device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
         self._save(task, notebook, granted, seconds, device_use)
-        return Outcome(task, "ran", seconds)
+        return Execution(task, "ran", seconds)
 
     def _failure(self, task: Task, notebook, index: int | None, started: float, reason: str,
-                 error: Exception | None = None) -> Outcome:
-        """Describe a failure at its .md line; the previous good result stays."""
-        seconds = time.monotonic() - started
-        cell = notebook.cells[index] if index is not None else None
-        lines = (cell.metadata.get(METADATA_KEY, {}).get("lines") or [0]) if cell else [0]
-        line = lines[0]
-        details = []
-        if error is not None:
-            outputs = [o for o in cell.get("outputs", []) if o.get("output_type") == "error"] \
-                if cell else []
-            if outputs:
-                reason = f"{outputs[-1].ename}: {outputs[-1].evalue}"
-                traceback = strip_ansi("\n".join(outputs[-1].traceback)).strip().split("\n")
-                for text in traceback:   # the innermost line of the cell itself
-                    found = TRACEBACK_LINE.search(text)
-                    if found and int(found.group(1)) <= len(lines):
-                        line = lines[int(found.group(1)) - 1]
-                details = [t for t in traceback if t.strip()][-6:]
-            else:
-                reason = strip_ansi(str(error)).strip().split("\n")[-1]
-        if index is None:
-            message = f"  {task.section.display_path} [{task.tab}]: {reason}"
-        else:
-            number = sum(1 for c in notebook.cells[:index + 1] if c.cell_type == "code")
-            message = f"  {task.section.display_path}:{line} [{task.tab}] cell {number}: {reason}"
-        if details:
-            message += "\n" + "\n".join(f"    | {d}" for d in details)
-        return Outcome(task, "failed", seconds, message)
+                 error: Exception | None = None) -> Execution:
+        """A failed execution, described at its .md line; the previous good result stays."""
+        return Execution(task, "failed", time.monotonic() - started,
+                         failure_message(task, notebook, index, reason, error))
 
     def _save(self, task: Task, notebook, granted: list[int], seconds: float,
               device_use: dict) -> None:
@@ -372,24 +398,3 @@ class Executor:
         # the notebook from it.
         atomic_write(self.layout.cache_record(task.tab, task.section), json.dumps(record) + "\n")
         write_executed(self.layout, task, record)
-
-
-def summary_table(outcomes: list[Outcome], tabs: tuple[str, ...]) -> str:
-    """Section × tab: cached / ran in N s / failed."""
-    cells: dict[str, dict[str, str]] = {}
-    order: list[str] = []
-    for outcome in outcomes:
-        name = outcome.task.section.name
-        if name not in cells:
-            cells[name] = {}
-            order.append(name)
-        text = {"cached": "cached", "ran": f"ran in {outcome.seconds:.1f} s",
-                "failed": "FAILED", "interrupted": "interrupted",
-                "skipped": "skipped: no GPU"}[outcome.status]
-        cells[name][outcome.task.tab] = text
-    width = max([len("section")] + [len(n) for n in order])
-    rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]
-    for name in order:
-        rows.append(f"{name:<{width}}  " + "  ".join(f"{cells[name].get(t, '-'):<14}"
-                                                     for t in tabs))
-    return "\n".join(row.rstrip() for row in rows)

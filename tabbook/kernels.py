@@ -1,8 +1,10 @@
 """Where each framework's code runs: an interpreter, a Jupyter kernel, the GPUs.
 
-Kernels are registered in the build's Jupyter folder (`Layout.jupyter`), and
-Jupyter's runtime and IPython's profile are kept there too, so nothing is written to the user's
-global Jupyter or IPython folders.
+Kernels are registered in the build's Jupyter folder (`Layout.jupyter`) and found
+there by the build's own kernel manager; each kernel is told, in its environment,
+to keep Jupyter's runtime and IPython's profile there too. Nothing is written to
+the user's global Jupyter or IPython folders, and this process's environment is
+left as it is.
 """
 from __future__ import annotations
 
@@ -76,14 +78,37 @@ def framework_gpus(runtime: Runtime) -> tuple[int, str]:
     return 0, errors[-1] if errors else f"exit status {result.returncode}"
 
 
-def isolate_jupyter(layout: Layout) -> None:
-    """Point Jupyter and IPython at the build's folders (for this process and kernels)."""
+def jupyter_data(layout: Layout) -> Path:
+    """The build's Jupyter data folder: its kernel specs are under ``kernels/``."""
+    return layout.jupyter / "share" / "jupyter"
+
+
+def jupyter_environment(layout: Layout) -> dict[str, str]:
+    """Environment variables that keep a kernel's Jupyter and IPython files in the
+    build's folders (this process's own environment is left alone)."""
     base = layout.jupyter
-    os.environ["JUPYTER_PATH"] = str(base / "share" / "jupyter")
-    os.environ["JUPYTER_DATA_DIR"] = str(base / "share" / "jupyter")
-    os.environ["JUPYTER_RUNTIME_DIR"] = str(base / "runtime")
-    os.environ["IPYTHONDIR"] = str(base / "ipython")
-    os.environ["JUPYTER_PLATFORM_DIRS"] = "1"
+    return {"JUPYTER_PATH": str(jupyter_data(layout)),
+            "JUPYTER_DATA_DIR": str(jupyter_data(layout)),
+            "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
+            "IPYTHONDIR": str(base / "ipython"),
+            "JUPYTER_PLATFORM_DIRS": "1"}
+
+
+def kernel_manager_class(layout: Layout) -> type:
+    """A Jupyter kernel manager that finds kernel specs in the build's Jupyter folder
+    only (for nbclient's ``kernel_manager_class``)."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from traitlets import default
+
+    kernel_dirs = [str(jupyter_data(layout) / "kernels")]
+
+    class BuildKernelManager(AsyncKernelManager):   # the class nbclient uses by default
+        @default("kernel_spec_manager")
+        def _build_kernel_specs(self) -> KernelSpecManager:
+            return KernelSpecManager(kernel_dirs=kernel_dirs)
+
+    return BuildKernelManager
 
 
 def probe(python: Path, modules: list[str]) -> dict:
@@ -157,7 +182,7 @@ def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
     # Another book's notebooks import that book's own d2l package (`-C DIR`).
     book = layout.root.resolve()
     book_path = {} if book == TOOL_ROOT else {"PYTHONPATH": str(book)}
-    write_kernel_spec(layout.jupyter / "share" / "jupyter", name, python,
+    write_kernel_spec(jupyter_data(layout), name, python,
                       f"Python 3 ({tab})", {**QUIET_ENV, **book_path})
     return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
 

@@ -13,8 +13,10 @@ import datetime
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import Callable
 
 from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
+from .execute import Execution, Task
 from .files import atomic_write
 from .kernels import Gpu
 from .provenance import provenance_of
@@ -23,18 +25,6 @@ REPORT_NAME = "report"   # _build/eval/report.json and report.md
 
 # Verdicts, and whether they make a GPU job fail.
 OK_VERDICTS = {"GPU", "CPU section", "CPU: no GPU here"}
-
-
-@dataclass
-class Run:
-    """One executed (or not) notebook, as the report sees it."""
-    section: str
-    tab: str
-    declared_gpus: int
-    status: str                  # ran, cached, failed, interrupted, skipped
-    seconds: float
-    notebook: dict | None = None
-    """The executed notebook (its last good result), if there is one."""
 
 
 @dataclass
@@ -47,7 +37,8 @@ class FrameworkInfo:
 
 
 @dataclass
-class Row:
+class ReportLine:
+    """One section × framework of the report: what ran where, and the verdict."""
     section: str
     framework: str
     status: str
@@ -66,11 +57,20 @@ class Report:
     require_gpu: bool
     gpus: list[dict]
     frameworks: dict[str, dict]
-    rows: list[Row] = field(default_factory=list)
+    rows: list[ReportLine] = field(default_factory=list)
 
     @property
-    def problems(self) -> list[Row]:
+    def problems(self) -> list[ReportLine]:
         return [row for row in self.rows if row.verdict not in OK_VERDICTS]
+
+    @property
+    def failed(self) -> list[ReportLine]:
+        return [row for row in self.rows if row.status == "failed"]
+
+    @property
+    def doubtful(self) -> list[ReportLine]:
+        """The problems other than failures: GPU sections that may not have used a GPU."""
+        return [row for row in self.problems if row.status not in ("failed", "interrupted")]
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -78,28 +78,35 @@ class Report:
         return json.dumps(data, indent=1, ensure_ascii=False) + "\n"
 
     def to_markdown(self) -> str:
-        lines = ["# GPU execution report", "",
-                 f"{self.date} · `--require-gpu`: {'yes' if self.require_gpu else 'no'} · "
-                 f"result: **{'OK' if not self.problems else f'{len(self.problems)} problem(s)'}**",
-                 "", "## GPUs seen", ""]
-        if self.gpus:
-            lines += ["| # | model | memory | driver | CUDA |", "| --- | --- | --- | --- | --- |"]
-            lines += [f"| {g['index']} | {g['name']} | {g['memory_mib']} MiB | {g['driver']} | "
-                      f"{g['cuda']} |" for g in self.gpus]
-        else:
-            lines.append("No GPU visible: everything ran on the CPU.")
-        lines += ["", "## Frameworks", "", "| framework | version | Python | GPUs it sees |",
-                  "| --- | --- | --- | --- |"]
+        return "\n".join([
+            "# GPU execution report", "",
+            f"{self.date} · `--require-gpu`: {'yes' if self.require_gpu else 'no'} · "
+            f"result: **{'OK' if not self.problems else f'{len(self.problems)} problem(s)'}**",
+            "", "## GPUs seen", "", *self._gpu_lines(),
+            "", "## Frameworks", "", *self._framework_lines(),
+            "", "## Sections", "", *self._section_lines()]) + "\n"
+
+    def _gpu_lines(self) -> list[str]:
+        if not self.gpus:
+            return ["No GPU visible: everything ran on the CPU."]
+        return ["| # | model | memory | driver | CUDA |", "| --- | --- | --- | --- | --- |",
+                *(f"| {g['index']} | {g['name']} | {g['memory_mib']} MiB | {g['driver']} | "
+                  f"{g['cuda']} |" for g in self.gpus)]
+
+    def _framework_lines(self) -> list[str]:
+        lines = ["| framework | version | Python | GPUs it sees |", "| --- | --- | --- | --- |"]
         for tab, info in self.frameworks.items():
             seen = "not asked (no GPU here)" if info["gpus_seen"] is None else str(
                 info["gpus_seen"])
             if info["problem"]:
                 seen += f" — {info['problem']}"
             lines.append(f"| {tab} | {info['version']} | {info['python']} | {seen} |")
-        lines += ["", "## Sections", "",
-                  "| section | framework | status | time | #gpus | given | used (kernel) | "
-                  "in outputs | verdict |",
-                  "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+        return lines
+
+    def _section_lines(self) -> list[str]:
+        lines = ["| section | framework | status | time | #gpus | given | used (kernel) | "
+                 "in outputs | verdict |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in self.rows:
             peaks = ", ".join(f"{k} {v:g} MiB" for k, v in row.gpu_memory_peak_mib.items()
                               if v > 0)
@@ -109,17 +116,18 @@ class Report:
                 f"{row.declared_gpus or '—'} | {', '.join(row.visible_gpus) or 'CPU'} | "
                 f"{used}{f' (peak {peaks})' if peaks else ''} | "
                 f"{', '.join(row.output_devices) or '—'} | {row.verdict} |")
-        return "\n".join(lines) + "\n"
+        return lines
 
 
-def _verdict(run: Run, gpus: list[Gpu], info: FrameworkInfo | None, use: bool | None) -> str:
-    if run.status in ("failed", "interrupted"):
-        return run.status
-    if run.status == "skipped":
+def _verdict(execution: Execution, notebook: dict | None, gpus: list[Gpu],
+             info: FrameworkInfo | None, use: bool | None) -> str:
+    if execution.status in ("failed", "interrupted"):
+        return execution.status
+    if execution.status == "skipped":
         return "framework sees no GPU"
-    if run.notebook is None:
+    if notebook is None:
         return "no executed notebook"
-    if run.declared_gpus == 0:
+    if execution.task.section.gpus == 0:
         return "CPU section"
     if not gpus:
         return "CPU: no GPU here"
@@ -130,34 +138,42 @@ def _verdict(run: Run, gpus: list[Gpu], info: FrameworkInfo | None, use: bool | 
     return "GPU" if use else "CPU fallback"
 
 
-def build_report(runs: list[Run], gpus: list[Gpu], frameworks: dict[str, FrameworkInfo],
+def build_report(executions: list[Execution], executed: Callable[[Task], dict | None],
+                 gpus: list[Gpu], frameworks: dict[str, FrameworkInfo],
                  require_gpu: bool) -> Report:
-    """The report of `runs` on a machine with `gpus`; reads only the notebooks given."""
+    """The report of `executions` on a machine with `gpus`; `executed` gives a task's
+    executed notebook (its last good result), None if there is none."""
     report = Report(
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         require_gpu=require_gpu, gpus=[asdict(g) for g in gpus],
         frameworks={tab: asdict(info) for tab, info in frameworks.items()})
-    for run in runs:
-        provenance = provenance_of(run.notebook or {})
-        device_use = provenance.get("device_use", {})
-        visible = provenance.get("devices", "CPU")
-        seconds = run.seconds if run.status == "ran" else float(
-            provenance.get("total_seconds", run.seconds))
-        output_devices = devices_in_outputs(run.notebook)
-        # Evidence of GPU use: the kernel's (memory, tensors) or a GPU the outputs name.
-        use = used_gpu(device_use)
-        if any(is_gpu(d) for d in output_devices):
-            use = True
-        report.rows.append(Row(
-            section=run.section, framework=run.tab, status=run.status, seconds=seconds,
-            declared_gpus=run.declared_gpus,
-            visible_gpus=[d["name"] for d in visible] if isinstance(visible, list) else [],
-            used_devices=sorted({normalise(d) for d in device_use.get("object_devices", [])},
-                                key=lambda d: (not is_gpu(d), d)),
-            gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
-            output_devices=output_devices,
-            verdict=_verdict(run, gpus, frameworks.get(run.tab), use)))
+    for execution in executions:
+        report.rows.append(report_line(execution, executed(execution.task), gpus,
+                                       frameworks.get(execution.task.tab)))
     return report
+
+
+def report_line(execution: Execution, notebook: dict | None, gpus: list[Gpu],
+                info: FrameworkInfo | None) -> ReportLine:
+    """What `execution` did, read from its executed `notebook`: provenance and outputs."""
+    provenance = provenance_of(notebook or {})
+    device_use = provenance.get("device_use", {})
+    visible = provenance.get("devices", "CPU")
+    output_devices = devices_in_outputs(notebook)
+    # Evidence of GPU use: the kernel's (memory, tensors) or a GPU the outputs name.
+    use = True if any(is_gpu(d) for d in output_devices) else used_gpu(device_use)
+    return ReportLine(
+        section=execution.task.section.name, framework=execution.task.tab,
+        status=execution.status,
+        seconds=execution.seconds if execution.status == "ran" else float(
+            provenance.get("total_seconds", execution.seconds)),
+        declared_gpus=execution.task.section.gpus,
+        visible_gpus=[d["name"] for d in visible] if isinstance(visible, list) else [],
+        used_devices=sorted({normalise(d) for d in device_use.get("object_devices", [])},
+                            key=lambda d: (not is_gpu(d), d)),
+        gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
+        output_devices=output_devices,
+        verdict=_verdict(execution, notebook, gpus, info, use))
 
 
 def write_report(report: Report, folder: Path) -> tuple[Path, Path]:

@@ -13,6 +13,7 @@ import nbformat
 import pytest
 
 from conftest import REPO, copy_repository
+from tabbook.cli import parse_command_line
 
 
 @pytest.fixture
@@ -135,3 +136,18 @@ def test_test_command_passes_options_and_named_tests_to_pytest():
     result = build(REPO, "test", "tests/test_report.py", "-k", "device_names", "-q")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"\b1 passed, \d+ deselected", result.stdout), result.stdout
+
+
+def test_test_is_a_command_only_in_the_lead():
+    args = parse_command_line(["eval", "--only", "test", "--force"])
+    assert (args.command, args.only, args.force) == ("eval", ["test"], True)
+    args = parse_command_line(["test", "-k", "spelling", "--force", "--tab", "mxnet"])
+    assert args.command == "test"
+    assert args.pytest_args == ["-k", "spelling", "--force", "--tab", "mxnet"]
+
+
+def test_a_section_pattern_named_test_is_an_eval_option(repo_copy):
+    result = build(repo_copy, "eval", "--only", "test", "--force")
+    assert result.returncode == 1
+    assert "error: --only test: matches no section" in result.stderr
+    assert not (repo_copy / "_build").exists()

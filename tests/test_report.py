@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import nbformat
 
 from tabbook.devices import devices_in_outputs, normalise, read_probe, used_gpu, MARKER
+from tabbook.execute import Execution, Task
 from tabbook.kernels import Gpu
-from tabbook.report import FrameworkInfo, Run, build_report, write_report
+from tabbook.model import Section
+from tabbook.report import FrameworkInfo, build_report, write_report
 
 H100 = Gpu(0, "NVIDIA H100 80GB HBM3", 81559, "570.86.15", "12.8")
 H100_B = Gpu(1, "NVIDIA H100 80GB HBM3", 81559, "570.86.15", "12.8")
@@ -29,6 +32,21 @@ def recorded(outputs: list[str], devices, device_use: dict, seconds: float = 4.2
     return json.loads(nbformat.writes(notebook))
 
 
+def execution(section: str, tab: str, gpus: int, status: str, seconds: float,
+              executed: dict | None) -> tuple[Execution, dict | None]:
+    """An execution of `section` declaring #gpus(`gpus`), with its executed notebook."""
+    task = Task(Section(Path(f"{section}.md"), f"chapters/{section}.md", gpus=gpus), tab,
+                nbformat.v4.new_notebook())
+    return Execution(task, status, seconds), executed
+
+
+def report_of(runs: list[tuple[Execution, dict | None]], gpus, frameworks, require_gpu: bool):
+    """The report of `runs`; it reads each executed notebook through build_report's loader."""
+    notebooks = {id(run.task): executed for run, executed in runs}
+    return build_report([run for run, _ in runs], lambda task: notebooks[id(task)], gpus,
+                        frameworks, require_gpu=require_gpu)
+
+
 ON_GPU = recorded(["device(type='cuda', index=0)", "tensor([1.], device='cuda:1')"], GIVEN,
                   {"gpu_memory_peak_mib": {"cuda:0": 512.0, "cuda:1": 8.0},
                    "object_devices": ["cuda:0", "cpu"]})
@@ -47,10 +65,10 @@ FRAMEWORKS = {"pytorch": FrameworkInfo("2.13.0", "3.11.7", 2),
 
 
 def test_gpu_runs_are_read_from_provenance_and_outputs():
-    report = build_report([
-        Run("chapter_gpu/use-gpu", "pytorch", 2, "ran", 12.5, ON_GPU),
-        Run("chapter_gpu/use-gpu", "mxnet", 2, "cached", 0.0, MXNET_ON_GPU),
-        Run("chapter_gpu/use-gpu", "tensorflow", 2, "ran", 20.0, TF_ON_GPU),
+    report = report_of([
+        execution("chapter_gpu/use-gpu", "pytorch", 2, "ran", 12.5, ON_GPU),
+        execution("chapter_gpu/use-gpu", "mxnet", 2, "cached", 0.0, MXNET_ON_GPU),
+        execution("chapter_gpu/use-gpu", "tensorflow", 2, "ran", 20.0, TF_ON_GPU),
     ], [H100, H100_B], FRAMEWORKS, require_gpu=True)
     assert not report.problems
     torch_row, mxnet_row, tf_row = report.rows
@@ -64,10 +82,10 @@ def test_gpu_runs_are_read_from_provenance_and_outputs():
 
 
 def test_a_cpu_fallback_among_gpu_sections_fails():
-    report = build_report([
-        Run("chapter_gpu/use-gpu", "pytorch", 2, "ran", 12.5, ON_GPU),
-        Run("chapter_gpu/measure", "pytorch", 1, "ran", 3.0, FELL_BACK),
-        Run("chapter_foundations/training-api", "pytorch", 0, "cached", 0.0, ON_CPU),
+    report = report_of([
+        execution("chapter_gpu/use-gpu", "pytorch", 2, "ran", 12.5, ON_GPU),
+        execution("chapter_gpu/measure", "pytorch", 1, "ran", 3.0, FELL_BACK),
+        execution("chapter_foundations/training-api", "pytorch", 0, "cached", 0.0, ON_CPU),
     ], [H100, H100_B], FRAMEWORKS, require_gpu=True)
     assert [(row.section, row.verdict) for row in report.problems] == [
         ("chapter_gpu/measure", "CPU fallback")]
@@ -90,20 +108,21 @@ def test_a_device_listing_in_the_outputs_counts_as_gpu_use():
     tf_listing = recorded(["/physical_device:GPU:0: NVIDIA H100, compute capability 9.0"],
                           GIVEN[:1], {"gpu_memory_peak_mib": {"GPU:0": 0.0},
                                       "object_devices": []})
-    report = build_report([Run("chapter_access/own-gpu", "pytorch", 2, "ran", 2.0, listing),
-                           Run("chapter_access/own-gpu", "tensorflow", 2, "ran", 4.0, tf_listing)],
-                          [H100], FRAMEWORKS, require_gpu=True)
+    report = report_of([
+        execution("chapter_access/own-gpu", "pytorch", 2, "ran", 2.0, listing),
+        execution("chapter_access/own-gpu", "tensorflow", 2, "ran", 4.0, tf_listing),
+    ], [H100], FRAMEWORKS, require_gpu=True)
     assert [row.verdict for row in report.rows] == ["GPU", "GPU"] and not report.problems
     assert report.rows[1].output_devices == ["GPU:0"]
 
 
 def test_failures_unknown_use_and_blind_frameworks_are_problems():
     blind = dict(FRAMEWORKS, mxnet=FrameworkInfo("1.9.1", "3.11.7", 0, "CUDA 11.7 build"))
-    report = build_report([
-        Run("a", "pytorch", 1, "failed", 2.0, ON_GPU),               # the old good result
-        Run("b", "pytorch", 1, "ran", 2.0, recorded(["x"], GIVEN, {"probe_error": "boom"})),
-        Run("c", "mxnet", 1, "skipped", 0.0, None),
-        Run("d", "tensorflow", 1, "ran", 1.0, None),
+    report = report_of([
+        execution("a", "pytorch", 1, "failed", 2.0, ON_GPU),               # the old good result
+        execution("b", "pytorch", 1, "ran", 2.0, recorded(["x"], GIVEN, {"probe_error": "boom"})),
+        execution("c", "mxnet", 1, "skipped", 0.0, None),
+        execution("d", "tensorflow", 1, "ran", 1.0, None),
     ], [H100], blind, require_gpu=True)
     assert [row.verdict for row in report.rows] == [
         "failed", "device use unknown", "framework sees no GPU", "no executed notebook"]
@@ -113,7 +132,7 @@ def test_failures_unknown_use_and_blind_frameworks_are_problems():
 
 def test_on_a_cpu_machine_nothing_is_expected_of_gpu_sections(tmp_path):
     cpu_only = {tab: FrameworkInfo(info.version, info.python) for tab, info in FRAMEWORKS.items()}
-    report = build_report([Run("chapter_gpu/use-gpu", "pytorch", 2, "ran", 3.0, ON_CPU)],
+    report = report_of([execution("chapter_gpu/use-gpu", "pytorch", 2, "ran", 3.0, ON_CPU)],
                           [], cpu_only, require_gpu=False)
     assert report.rows[0].verdict == "CPU: no GPU here" and not report.problems
     json_path, md_path = write_report(report, tmp_path / "eval")

@@ -1,0 +1,193 @@
+"""What a command prints: progress lines, the eval summary, problems, the final lines.
+
+The stages return data; the console alone turns it into text, progress and
+results on stdout, problems on stderr.
+"""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import TextIO
+
+from .execute import Execution
+from .kernels import Gpu
+from .launch import LaunchResult
+from .model import Problem, Section
+from .render import RenderResult
+from .report import FrameworkInfo, Report, ReportLine
+from .split import SplitResult
+
+SUMMARY = {"cached": "cached", "failed": "FAILED", "interrupted": "interrupted",
+           "skipped": "skipped: no GPU"}
+
+
+def plural(count: int, word: str) -> str:
+    return f"{count} {word}{'s' if count != 1 else ''}"
+
+
+def summary_table(executions: list[Execution], tabs: tuple[str, ...]) -> str:
+    """Section × tab: cached / ran in N s / failed."""
+    cells: dict[str, dict[str, str]] = {}
+    for execution in executions:
+        cells.setdefault(execution.task.section.name, {})[execution.task.tab] = \
+            SUMMARY.get(execution.status, f"ran in {execution.seconds:.1f} s")
+    width = max([len("section")] + [len(n) for n in cells])
+    rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]
+    rows += [f"{name:<{width}}  " + "  ".join(f"{row.get(t, '-'):<14}" for t in tabs)
+             for name, row in cells.items()]
+    return "\n".join(row.rstrip() for row in rows)
+
+
+class Console:
+    def __init__(self, out: TextIO | None = None, err: TextIO | None = None):
+        self.out = out or sys.stdout
+        self.err = err or sys.stderr
+
+    def say(self, line: str) -> None:
+        print(line, file=self.out, flush=True)
+
+    def warn(self, line: str) -> None:
+        print(line, file=self.err, flush=True)
+
+    @property
+    def live(self) -> bool:
+        """A terminal: progress may rewrite its line."""
+        return self.out.isatty()
+
+    # -- every command ----------------------------------------------------------
+    def error(self, message: object) -> None:
+        self.warn(f"error: {message}")
+
+    def problems(self, problems: list[Problem], strict: bool = True) -> None:
+        """The problems; say the build stops if any is an error (every one, if strict)."""
+        for problem in problems:
+            self.warn(str(problem))
+        warnings = sum(p.warning for p in problems)
+        stopping = len(problems) if strict else len(problems) - warnings
+        if stopping:
+            self.warn(f"check: {plural(stopping, 'problem')} found"
+                      f"{' (strict: warnings are errors)' if strict and warnings else ''}; "
+                      "nothing was built")
+        elif warnings:
+            self.warn(f"check: {plural(warnings, 'warning')} (what d2lbook tolerates; "
+                      "--strict makes them errors)")
+
+    def waiting_for_lock(self) -> None:
+        self.say("waiting for another build of this book to finish...")
+
+    def checked(self, sections: int, seconds: float) -> None:
+        self.say(f"check: {sections} sections, no problem stops the build ({seconds:.2f} s)")
+
+    def copied(self, stage: str, count: int, what: str, target: Path) -> None:
+        self.say(f"{stage}: {count} {what} copied to {target}")
+
+    # -- lib --------------------------------------------------------------------
+    def libraries_written(self, changed: list[Path], root: Path) -> None:
+        for path in changed:
+            self.say(f"lib: wrote {path.relative_to(root).as_posix()}")
+        self.say(f"lib: {plural(len(changed), 'file')} changed"
+                 + (" (commit them with the sections)" if changed else ""))
+
+    def stale_libraries(self, stale: list[str]) -> None:
+        for message in stale:
+            self.warn(f"lib: {message}")
+        if stale:
+            self.warn("lib: run `python3 build.py lib` and commit the result")
+        else:
+            self.say("lib: d2l files are up to date")
+
+    # -- notebooks --------------------------------------------------------------
+    def notebook_progress(self, sections: int):
+        width = len(str(sections))
+
+        def progress(number: int, total: int, section: Section, made: list[str],
+                     missing: list[str]) -> None:
+            line = f"[{number:>{width}}/{total}] {section.name}: {', '.join(made) or '-'}"
+            if missing:
+                line += (f"  (no {', '.join(missing)} notebook: the section has only "
+                         f"{', '.join(section.tabs)})")
+            self.say(line)
+        return progress
+
+    def notebooks_written(self, result: SplitResult, seconds: float) -> None:
+        made = len(result.written) + len(result.unchanged)
+        self.say(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
+                 f"{len(result.unchanged)} unchanged, {len(result.removed)} stale removed), "
+                 f"{len(result.missing_tabs)} section/tab pairs without a notebook, "
+                 f"{seconds:.2f} s")
+
+    # -- eval -------------------------------------------------------------------
+    def devices(self, gpus: list[Gpu]) -> None:
+        if gpus:
+            self.say("devices: " + "; ".join(
+                f"GPU {g.index} {g.name} ({g.memory_mib} MiB, driver {g.driver}, CUDA {g.cuda})"
+                for g in gpus))
+        else:
+            self.say("devices: no GPU visible, every notebook runs on the CPU")
+
+    def fewer_gpus(self, sections: list[Section], gpus: int) -> None:
+        for section in sections:
+            self.say(f"note: {section.name} declares #gpus({section.gpus}) and gets the "
+                     f"{gpus} GPU(s) there are")
+
+    def frameworks(self, infos: dict[str, FrameworkInfo]) -> None:
+        """What each framework sees of the GPUs (asked only on a machine with GPUs)."""
+        for tab, info in infos.items():
+            if info.gpus_seen is not None:
+                self.say(f"{tab} {info.version}: sees {info.gpus_seen} GPU(s)"
+                         + (f" — {info.problem}" if info.problem else ""))
+
+    def eval_plan(self, tasks: int, queue: int, skipped: int, kernels: int) -> None:
+        self.say(f"eval: {tasks} notebooks, {tasks - queue - skipped} cached, {queue} to run "
+                 f"with up to {kernels} kernels" + (f", {skipped} skipped" if skipped else ""))
+
+    def interrupted(self) -> None:
+        self.warn("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
+                  "previous results")
+
+    def evaluated(self, executions: list[Execution], tabs: tuple[str, ...], report: Report,
+                  require_gpu: bool, markdown: str, seconds: float) -> None:
+        """The summary table, the failures, the doubtful GPU sections, the last line."""
+        self.say(summary_table(executions, tabs))
+        failed = [e for e in executions if e.status == "failed"]
+        for execution in failed:
+            self.warn(execution.message)
+        for line in report.doubtful:
+            self.warn(f"{'error' if require_gpu else 'warning'}: {line.section} "
+                      f"[{line.framework}] declares #gpus({line.declared_gpus}): {line.verdict}"
+                      + self._why(line, report))
+        self.say(f"eval: {sum(e.status == 'ran' for e in executions)} ran, "
+                 f"{sum(e.status == 'cached' for e in executions)} cached, {len(failed)} "
+                 f"failed, {seconds:.1f} s; report in {markdown} (and .json)")
+
+    @staticmethod
+    def _why(line: ReportLine, report: Report) -> str:
+        if line.verdict.startswith("framework"):
+            return f" ({report.frameworks[line.framework]['problem']})"
+        return (" — its tensors and models stayed on the CPU; check the code moves them "
+                "to try_gpu()")
+
+    # -- launch and html --------------------------------------------------------
+    def launch_written(self, result: LaunchResult, folder: str, seconds: float) -> None:
+        for section, tab in result.missing:
+            self.warn(f"launch: {section.display_path} [{tab}] has no executed notebook — "
+                      "run `python3 build.py eval` and fix its errors")
+        self.say(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
+                 f"{folder} ({len(result.written)} written, {len(result.unchanged)} "
+                 f"unchanged), {seconds:.2f} s")
+
+    def page_progress(self, pages: int):
+        width = len(str(pages))
+
+        def progress(number: int, total: int, section: Section, seconds: float) -> None:
+            self.say(f"[{number:>{width}}/{total}] html {section.name} ({seconds:.2f} s)")
+        return progress
+
+    def site_rendered(self, result: RenderResult, site: str, tabs: tuple[str, ...],
+                      seconds: float) -> None:
+        done = "search index built" if result.rendered else \
+            "unchanged: nothing it is made from changed"
+        frameworks = "one framework, no tabs" if len(tabs) == 1 else ", ".join(tabs)
+        self.say(f"html: {result.pages} pages in {site}/ ({frameworks}), {done}, "
+                 f"{seconds:.1f} s — open {site}/index.html")
+
