@@ -351,7 +351,8 @@ def run_notebooks(build: Build) -> int:
     result = write_notebooks(selection.sections, selection.tabs, build.layout,
                              build.console.notebook_progress(len(selection.sections)),
                              prune=not selection.partial)
-    build.console.notebooks_written(result, time.monotonic() - started)
+    build.console.notebooks_written(result, build.layout.shown(build.layout.split),
+                                    time.monotonic() - started)
     return 0
 
 

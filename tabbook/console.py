@@ -109,9 +109,9 @@ class Console:
             self.say(line)
         return progress
 
-    def notebooks_written(self, result: SplitResult, seconds: float) -> None:
+    def notebooks_written(self, result: SplitResult, folder: str, seconds: float) -> None:
         made = len(result.written) + len(result.unchanged)
-        self.say(f"notebooks: {made} in _build/notebooks ({len(result.written)} written, "
+        self.say(f"notebooks: {made} in {folder} ({len(result.written)} written, "
                  f"{len(result.unchanged)} unchanged, {len(result.removed)} stale removed), "
                  f"{len(result.missing_tabs)} section/tab pairs without a notebook, "
                  f"{seconds:.2f} s")

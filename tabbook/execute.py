@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from .devices import PROBE, read_probe
-from .files import atomic_write, write_if_changed
+from .files import atomic_write, write_notebook_if_changed
 from .kernels import Gpu, Runtime, gpu_class, jupyter_environment, kernel_manager_class
 from .layout import Layout
 from .model import METADATA_KEY, Section
@@ -109,8 +109,7 @@ def merge_record(notebook: nbformat.NotebookNode, record: dict) -> nbformat.Note
 
 def write_executed(layout: Layout, task: Task, record: dict) -> None:
     """Write the executed notebook of `task` from its record (only if its bytes change)."""
-    write_if_changed(layout.executed(task.tab, task.section),
-                     nbformat.writes(merge_record(task.notebook, record)) + "\n")
+    write_notebook_if_changed(layout.executed(task.tab, task.section), merge_record(task.notebook, record))
 
 
 def read_executed(layout: Layout, task: Task) -> dict | None:

@@ -25,6 +25,11 @@ def write_if_changed(path: Path, text: str) -> bool:
     return True
 
 
+def read_notebook(path: Path) -> nbformat.NotebookNode:
+    """A notebook this build wrote (nbformat 4), read without validating it again."""
+    return nbformat.v4.reads_json(path.read_text(encoding="utf-8"))
+
+
 def write_notebook_if_changed(path: Path, notebook: nbformat.NotebookNode) -> bool:
     """`write_if_changed` for a notebook, in nbformat's own JSON layout.
 

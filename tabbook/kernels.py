@@ -78,17 +78,12 @@ def framework_gpus(runtime: Runtime) -> tuple[int, str]:
     return 0, errors[-1] if errors else f"exit status {result.returncode}"
 
 
-def jupyter_data(layout: Layout) -> Path:
-    """The build's Jupyter data folder: its kernel specs are under ``kernels/``."""
-    return layout.jupyter / "share" / "jupyter"
-
-
 def jupyter_environment(layout: Layout) -> dict[str, str]:
     """Environment variables that keep a kernel's Jupyter and IPython files in the
     build's folders (this process's own environment is left alone)."""
     base = layout.jupyter
-    return {"JUPYTER_PATH": str(jupyter_data(layout)),
-            "JUPYTER_DATA_DIR": str(jupyter_data(layout)),
+    return {"JUPYTER_PATH": str(layout.jupyter_data),
+            "JUPYTER_DATA_DIR": str(layout.jupyter_data),
             "JUPYTER_RUNTIME_DIR": str(base / "runtime"),
             "IPYTHONDIR": str(base / "ipython"),
             "JUPYTER_PLATFORM_DIRS": "1"}
@@ -101,7 +96,7 @@ def kernel_manager_class(layout: Layout) -> type:
     from jupyter_client.manager import AsyncKernelManager
     from traitlets import default
 
-    kernel_dirs = [str(jupyter_data(layout) / "kernels")]
+    kernel_dirs = [str(layout.jupyter_data / "kernels")]
 
     class BuildKernelManager(AsyncKernelManager):   # the class nbclient uses by default
         @default("kernel_spec_manager")
@@ -182,7 +177,7 @@ def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
     # Another book's notebooks import that book's own d2l package (`-C DIR`).
     book = layout.root.resolve()
     book_path = {} if book == TOOL_ROOT else {"PYTHONPATH": str(book)}
-    write_kernel_spec(jupyter_data(layout), name, python,
+    write_kernel_spec(layout.jupyter_data, name, python,
                       f"Python 3 ({tab})", {**QUIET_ENV, **book_path})
     return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import nbformat
 
 from .config import Config
-from .files import write_if_changed
+from .files import read_notebook, write_notebook_if_changed
 from .frameworks import display_name, framework
 from .layout import Layout, published_path
 from markdown_it.token import Token
@@ -212,7 +212,6 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         metadata["colab"] = {"gpuType": "T4", "provenance": []}
         metadata["kaggle"] = dict(KAGGLE_GPU)
     notebook.metadata = metadata
-    nbformat.validate(notebook)
     return notebook
 
 
@@ -245,11 +244,11 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
         if not executed_path.is_file():
             result.missing.append((section, tab))
             continue
-        executed = nbformat.read(executed_path, as_version=4)
+        executed = read_notebook(executed_path)
         notebook = make_launch_notebook(executed, config, tab, section, numbers)
         path = layout.launch_notebook(tab, section)
         kept.add(path)
-        changed = write_if_changed(path, nbformat.writes(notebook) + "\n")
+        changed = write_notebook_if_changed(path, notebook)
         (result.written if changed else result.unchanged).append(path)
     for tab in prune:
         for path in sorted((layout.launch / tab).rglob("*.ipynb")):

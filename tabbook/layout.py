@@ -28,9 +28,13 @@ class Layout:
         return self.build / ".lock"
 
     # -- per-framework notebooks, one per section ------------------------------
+    @property
+    def split(self) -> Path:
+        """The split, not yet executed, notebooks: one folder per tab."""
+        return self.build / "notebooks"
+
     def notebooks(self, tab: str) -> Path:
-        """The split, not yet executed, notebooks of `tab`."""
-        return self.build / "notebooks" / tab
+        return self.split / tab
 
     def notebook(self, tab: str, section: Section) -> Path:
         return self.notebooks(tab) / _notebook_name(section)
@@ -53,8 +57,13 @@ class Layout:
 
     @property
     def jupyter(self) -> Path:
-        """Kernel specs, Jupyter's runtime files and IPython's profile."""
+        """Jupyter's runtime files and IPython's profile for the build's kernels."""
         return self.build / "kernels"
+
+    @property
+    def jupyter_data(self) -> Path:
+        """The build's Jupyter data folder: its kernel specs are under ``kernels/``."""
+        return self.jupyter / "share" / "jupyter"
 
     # -- what readers get -------------------------------------------------------
     @property

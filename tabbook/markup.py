@@ -20,10 +20,9 @@ from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
 from .numbering import Numbers
-from .parse import strip_slide_marks
 from .roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
-                    top_level_blocks)
+                    strip_slide_marks, top_level_blocks)
 
 
 

@@ -21,14 +21,14 @@ from .config import Config
 from .model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
                     Section, TocEntry)
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
-                    heading_title, leading_image, previous_block, prose_tokens, split_reference)
+                    heading_title, leading_image, previous_block, prose_tokens, split_reference,
+                    strip_slide_marks)
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
 END_TAB = re.compile(r"^:end_tab:\s*$")
 # A cell's tabs: `%%tab pytorch` or d2lbook's older `#@tab pytorch` (`# @tab` too).
 TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
-SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
 REQUIRED_LIBS = re.compile(r"^#\s*required_libs\((.*)\)\s*$")
 GPUS = re.compile(r"^#\s*gpus\((.*)\)\s*$")
@@ -37,11 +37,6 @@ GPUS = re.compile(r"^#\s*gpus\((.*)\)\s*$")
 def split_names(text: str) -> tuple[str, ...]:
     """``'mxnet, pytorch'`` -> ``('mxnet', 'pytorch')``."""
     return tuple(name.strip() for name in text.split(",") if name.strip())
-
-
-def strip_slide_marks(text: str) -> str:
-    """Remove d2lbook's slide marks ``[**…**]`` and ``(**…**)``, keeping their text."""
-    return SLIDE_MARK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
 
 
 def is_code_fence(info: str) -> bool:

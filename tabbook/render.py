@@ -22,6 +22,7 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from .config import Config
+from .files import read_notebook
 from .frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from .layout import Layout, published_path
@@ -70,7 +71,7 @@ def _executed(site: Site, section: Section, tab: str) -> nbformat.NotebookNode:
     if not path.is_file():
         raise RenderError(f"{section.display_path} [{tab}]: no executed notebook in "
                           f"{site.layout.shown(path)} — run `python3 build.py eval`")
-    return nbformat.read(path, as_version=4)
+    return read_notebook(path)
 
 
 def _fence_language(info: str) -> str:

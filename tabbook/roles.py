@@ -37,8 +37,14 @@ LABEL_ROLES = ("label", "eqlabel")
 INLINE_ROLE = re.compile(r":(numref|ref|eqref|cite|label|eqlabel):`([^`]+)`")
 BLOCK_ROLE = re.compile(r":(?:(label|eqlabel|width|height|bibliography|begin_tab):`([^`]*)`"
                         r"|(end_tab):)[ \t]*")
+SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 CUSTOM_TEXT = re.compile(r"(.*?)\s*<([^>]+)>\s*", re.S)
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+
+
+def strip_slide_marks(text: str) -> str:
+    """Remove d2lbook's slide marks ``[**…**]`` and ``(**…**)``, keeping their text."""
+    return SLIDE_MARK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
 
 
 def split_reference(content: str) -> tuple[str | None, str]:

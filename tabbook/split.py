@@ -22,7 +22,7 @@ import nbformat
 from .files import write_notebook_if_changed
 from .layout import Layout
 from .model import METADATA_KEY, CellKind, Section
-from .parse import strip_slide_marks
+from .roles import strip_slide_marks
 from .pycode import analyse
 
 

@@ -22,6 +22,18 @@ PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img
          "requirements"]
 
 
+def requirements(name: str) -> list[str]:
+    """The pinned requirements of requirements/<name>.txt, e.g. ``torch==2.13.0``."""
+    path = REPO / "requirements" / f"{name}.txt"
+    return [line.strip() for line in path.read_text().split("\n")
+            if line.strip() and not line.startswith("#")]
+
+
+def pinned_version(name: str, package: str) -> str:
+    """The version requirements/<name>.txt pins `package` to."""
+    return next(r.split("==")[1] for r in requirements(name) if r.split("==")[0] == package)
+
+
 def repository_cells(kind: CellKind) -> list[tuple[str, Cell]]:
     """(source path, cell) for every cell of `kind` in this repository's book, in book order."""
     book, problems = parse_book(load_config(REPO))

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, REPO, md, write_book
+from conftest import CONFIG, REPO, md, pinned_version, write_book
 from tabbook.environments import ensure_env
 
 SECTION = "chapters/chap/sec.md"
@@ -84,7 +84,7 @@ def test_cache_and_each_invalidation_rule(project):
     assert outputs[0].text == "42\n"
     provenance = notebook.metadata.tabbook.provenance
     assert provenance.devices == "CPU" and provenance.framework == "pytorch"
-    assert provenance.framework_version.startswith("2.13.0")
+    assert provenance.framework_version.startswith(pinned_version("pytorch", "torch"))
     assert len(provenance.cell_seconds) == 1 and provenance.total_seconds > 0
 
     assert ran(project("eval")) == 0                        # nothing changed
@@ -259,7 +259,8 @@ def test_on_a_gpu_machine_a_framework_blind_to_it_is_caught(project, tmp_path_fa
     strict = project("eval", "--require-gpu")
     assert strict.returncode == 1, strict.stdout + strict.stderr
     assert "GPU 0 NVIDIA H100 80GB HBM3 (81559 MiB, driver 570.86.15, CUDA 12.8)" in strict.stdout
-    assert "pytorch 2.13.0+cpu: sees 0 GPU(s) — its build finds no usable GPU" in strict.stdout
+    torch = pinned_version("pytorch", "torch")
+    assert f"pytorch {torch}+cpu: sees 0 GPU(s) — its build finds no usable GPU" in strict.stdout
     assert "error: chap/sec [pytorch] declares #gpus(1): framework sees no GPU" in strict.stderr
     report = json.loads(report_path.read_text())
     assert report["ok"] is False and report["gpus"][0]["name"] == "NVIDIA H100 80GB HBM3"

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import yaml
 
-from conftest import REPO
+from conftest import REPO, requirements
 from tabbook.cli import make_parser
 from tabbook.config import load_config
 
@@ -37,12 +37,6 @@ def test_ci_runs_the_readme_commands():
         ["bash", "-c", "awk '/^```/ { fences++; next } fences == 1' README.md"],
         cwd=REPO, capture_output=True, text=True, check=True).stdout.strip().split("\n")
     assert [line.split("#")[0].strip() for line in extracted] == readme_commands()
-
-
-def requirements(name: str) -> list[str]:
-    path = REPO / "requirements" / f"{name}.txt"
-    return [line.strip() for line in path.read_text().split("\n")
-            if line.strip() and not line.startswith("#")]
 
 
 FRAMEWORKS = ("pytorch", "mxnet", "tensorflow")
