@@ -1,11 +1,27 @@
 """Writing outputs safely: readers never see a half-written file."""
 from __future__ import annotations
 
+import hashlib
 import os
 import threading
 from pathlib import Path
 
 import nbformat
+
+
+PACKAGE = Path(__file__).parent
+TOOL_FILES = (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("assets/*")),
+              *sorted(PACKAGE.glob("templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
+"""The build's own code and assets: an output made by other code is made again."""
+
+
+def digest(files, *texts: str) -> str:
+    """A hash of `texts` and of the existing `files` (their paths and bytes)."""
+    found = hashlib.sha256("\0".join(texts).encode())
+    for file in sorted({Path(f).resolve() for f in files}):
+        if file.is_file():
+            found.update(str(file).encode() + b"\0" + file.read_bytes())
+    return found.hexdigest()
 
 
 def atomic_write(path: Path, text: str) -> None:

@@ -14,6 +14,7 @@ them.
 from __future__ import annotations
 
 import copy
+import json
 import posixpath
 import shutil
 import tomllib
@@ -21,13 +22,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import nbformat
-
-from .config import Config
-from .files import read_notebook, write_notebook_if_changed
-from .frameworks import display_name, framework
-from .layout import Layout, published_path
 from markdown_it.token import Token
 
+from .config import CONFIG_FILE, Config
+from .files import TOOL_FILES, atomic_write, digest, read_notebook, write_notebook_if_changed
+from .frameworks import display_name, framework
+from .layout import Layout, published_path
 from .model import METADATA_KEY, Section
 from .numbering import Numbers
 from .provenance import describe, provenance_of
@@ -232,11 +232,14 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
                            layout: Layout, prune: tuple[str, ...] = ()) -> LaunchResult:
     """Write the launch notebooks of the (section, tab) pairs from their executed notebooks.
 
-    The notebooks of the `prune` tabs that no pair produces are removed; other
-    tabs' notebooks are never touched.
+    A notebook whose inputs (executed notebook, config, numbers, the build's code)
+    are those it was made from is left as it is. The notebooks of the `prune` tabs
+    that no pair produces are removed; other tabs' notebooks are never touched.
     """
     result = LaunchResult([], [], [])
-    kept = set()
+    record = _read_record(layout.launch_record)
+    common = digest([*TOOL_FILES, config.root / CONFIG_FILE, config.root / "pyproject.toml"],
+                    repr(sorted(numbers.targets.items())))
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
@@ -244,17 +247,38 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
         if not executed_path.is_file():
             result.missing.append((section, tab))
             continue
-        executed = read_notebook(executed_path)
-        notebook = make_launch_notebook(executed, config, tab, section, numbers)
         path = layout.launch_notebook(tab, section)
-        kept.add(path)
+        key = layout.shown(path)
+        # What it is made from, and the notebook itself as this stage last wrote it.
+        made_from = [executed_path, path], common, tab, repr(section_facts(section))
+        if path.is_file() and record.get(key) == digest(*made_from):
+            result.unchanged.append(path)
+            continue
+        notebook = make_launch_notebook(read_notebook(executed_path), config, tab, section,
+                                        numbers)
         changed = write_notebook_if_changed(path, notebook)
         (result.written if changed else result.unchanged).append(path)
+        record[key] = digest(*made_from)
+    kept = set(result.written + result.unchanged)
     for tab in prune:
         for path in sorted((layout.launch / tab).rglob("*.ipynb")):
             if path not in kept:
                 path.unlink()
+                record.pop(layout.shown(path), None)
+    atomic_write(layout.launch_record, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return result
+
+
+def section_facts(section: Section) -> tuple:
+    """What a launch notebook takes from its section besides the executed notebook."""
+    return (section.title, section.display_path, section.gpus, section.required_libs)
+
+
+def _read_record(path: Path) -> dict[str, str]:
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):   # none yet, or unreadable: everything is made again
+        return {}
 
 
 OUT_MARKER = ".written-by-build-py"

@@ -74,6 +74,11 @@ class Layout:
     def launch_notebook(self, tab: str, section: Section) -> Path:
         return self.launch / published_path(tab, section)
 
+    @property
+    def launch_record(self) -> Path:
+        """What each launch notebook was made from (kept out of the published tree)."""
+        return self.build / "cache" / "launch.json"
+
     def site(self, tabs: tuple[str, ...], book_tabs: tuple[str, ...]) -> Path:
         """``_build/html`` for every tab of the book, ``_build/html-<tabs>`` for a subset."""
         if tuple(tabs) == tuple(book_tabs):

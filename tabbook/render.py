@@ -8,7 +8,6 @@ A site built for one tab has no tab interface at all.
 """
 from __future__ import annotations
 
-import hashlib
 import shutil
 import subprocess
 import time
@@ -21,8 +20,8 @@ import rcssmin
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
-from .config import Config
-from .files import read_notebook
+from .config import CONFIG_FILE, Config
+from .files import TOOL_FILES, digest, read_notebook
 from .frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from .layout import Layout, published_path
@@ -208,12 +207,9 @@ INPUTS_STAMP = ".inputs"   # in the site folder: the fingerprint of what it was 
 
 def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
                         layout: Layout) -> str:
-    """A hash of everything a site is made from: this renderer's code and assets, the
+    """A hash of everything a site is made from: the build's code and assets, the
     config, every page's source and the files it shows, the executed and launch notebooks."""
-    root = config.root.resolve()
-    files = set(Path(__file__).parent.rglob("*.py")) | set(ASSETS.rglob("*")) | \
-        set(TEMPLATES.rglob("*")) | \
-        {root / "config.ini", Path(__file__).parents[1] / "requirements" / "tools.txt"}
+    files = {*TOOL_FILES, config.root / CONFIG_FILE}
     for section in book.pages():
         base = (book.source_root / section.path).parent
         files.add(book.source_root / section.path)
@@ -223,10 +219,7 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
     for tab in tabs:
         files.update((layout.eval / tab).rglob("*.ipynb"))
         files.update((layout.launch / tab).rglob("*.ipynb"))
-    digest = hashlib.sha256(repr(tabs).encode())
-    for file in sorted(f.resolve() for f in files if f.is_file()):
-        digest.update(str(file).encode() + b"\0" + file.read_bytes())
-    return digest.hexdigest()
+    return digest(files, repr(tabs))
 
 
 def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],

@@ -158,6 +158,36 @@ def test_write_skips_prose_pages_and_reports_missing_executions(small_book, tmp_
     assert not again.written and len(again.unchanged) == 1
 
 
+def test_a_launch_notebook_is_made_again_exactly_when_what_it_comes_from_changed(small_book):
+    config, sections, numbers = small_book
+    layout, section = Layout(config.root), sections["chap/gpu"]
+    source = layout.executed("pytorch", section)
+    source.parent.mkdir(parents=True, exist_ok=True)
+    nbformat.write(executed(section, "pytorch"), source)
+    pairs = [(section, "pytorch")]
+
+    def written() -> int:
+        return len(write_launch_notebooks(config, numbers, pairs, layout).written)
+
+    target = layout.launch_notebook("pytorch", section)
+    assert written() == 1 and written() == 0
+    original = target.read_text()
+    target.write_text(original.replace("Setup for Colab", "Edited by hand"))
+    assert written() == 1 and target.read_text() == original     # an edit is undone
+    target.unlink()
+    assert written() == 1 and target.read_text() == original     # a deletion too
+    notebook = executed(section, "pytorch")
+    notebook.cells[-1].source += "\n\nUne phrase de plus."
+    nbformat.write(notebook, source)
+    assert written() == 1 and "Une phrase de plus." in target.read_text()
+    assert written() == 0
+    config_file = config.root / "config.ini"
+    config_file.write_text(config_file.read_text().replace("release = 1.0.0", "release = 1.0.1"))
+    newer = load_config(config.root)
+    assert len(write_launch_notebooks(newer, numbers, pairs, layout).written) == 1
+    assert "1.0.1" in target.read_text()
+
+
 def test_out_replaces_only_folders_it_wrote(tmp_path):
     source = tmp_path / "launch"
     (source / "pytorch").mkdir(parents=True)
