@@ -32,11 +32,6 @@ class Framework:
         """The managed environment's pinned requirements, relative to the tool root."""
         return f"requirements/{self.tab}.txt"
 
-    @property
-    def gpu_requirements_file(self) -> str:
-        """The GPU job's requirements (CUDA builds), relative to the tool root."""
-        return f"requirements/{self.tab}-gpu.txt"
-
 
 FRAMEWORKS = {framework.tab: framework for framework in (
     Framework(
