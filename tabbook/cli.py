@@ -24,7 +24,7 @@ from typing import Callable
 from .check import check_book
 from .config import Config, ConfigError, load_config
 from .console import Console
-from .environments import ensure_test_tools
+from .environments import TOOL_ROOT, ensure_test_tools
 from .execute import Execution, Executor, Task, read_executed
 from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
                       framework_gpus, prepare_runtime, python_of)
@@ -236,8 +236,10 @@ def book_folder(args: argparse.Namespace, root: Path) -> Path:
     return folder
 
 
-def command_test(args: argparse.Namespace, root: Path, console: Console) -> int:
+def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
+    """The build system's own test suite (whatever book -C names)."""
     ensure_test_tools()
+    root = TOOL_ROOT
     # The whole suite unless some tests are named (`test tests/test_report.py`).
     named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
                 for arg in args.pytest_args)
