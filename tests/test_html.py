@@ -406,3 +406,16 @@ def test_names_and_titles_are_escaped_and_the_author_is_in_the_head(tmp_path):
     head = Head()
     head.feed((render_unexecuted(without_author) / "index.html").read_text(encoding="utf-8"))
     assert head.author is None and head.title == "Livre — Un livre de test"
+
+
+def test_a_role_written_in_inline_code_stays_literal_on_the_page(tmp_path, visitor):
+    text = ("# Une section\n:label:`sec_one`\n\nÉcrire `` :numref:`sec_one` `` donne "
+            ":numref:`sec_one`.\n")
+    site = render_unexecuted(write_book(tmp_path, {"chap/sec.md": text}))
+    browse = visitor()
+    browse.page.goto((site / "chap" / "sec.html").as_uri())
+    paragraph = browse.page.locator("article p").first
+    assert paragraph.locator("code").inner_text() == ":numref:`sec_one`"
+    links = paragraph.locator("a.reference")
+    assert links.count() == 1 and links.inner_text() == "section 1.1"
+    assert "<a" not in paragraph.inner_text()
