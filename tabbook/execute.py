@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 import nbformat
 
 from .devices import PROBE, read_probe
-from .files import atomic_write, write_notebook_if_changed
+from .files import atomic_write, read_json, write_notebook_if_changed
 from .kernels import Gpu, Runtime, gpu_class, jupyter_environment, kernel_manager_class
 from .layout import Layout
 from .model import METADATA_KEY, Section
@@ -73,10 +73,7 @@ def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str
 
 
 def read_record(layout: Layout, task: Task) -> dict:
-    try:
-        return json.loads(layout.cache_record(task.tab, task.section).read_text())
-    except (OSError, ValueError):
-        return {}
+    return read_json(layout.cache_record(task.tab, task.section))
 
 
 def cell_results(notebook: nbformat.NotebookNode) -> dict[str, dict]:

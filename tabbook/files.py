@@ -1,18 +1,23 @@
 """Writing outputs safely: readers never see a half-written file."""
 from __future__ import annotations
 
+import functools
 import hashlib
+import json
 import os
 import threading
 from pathlib import Path
 
 import nbformat
 
-
 PACKAGE = Path(__file__).parent
-TOOL_FILES = (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("assets/*")),
-              *sorted(PACKAGE.glob("templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
-"""The build's own code and assets: an output made by other code is made again."""
+
+
+@functools.cache
+def tool_files() -> tuple[Path, ...]:
+    """The build's own code and assets: an output made by other code is made again."""
+    return (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("assets/*")),
+            *sorted(PACKAGE.glob("templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
 
 
 def digest(files, *texts: str) -> str:
@@ -39,6 +44,14 @@ def write_if_changed(path: Path, text: str) -> bool:
         return False
     atomic_write(path, text)
     return True
+
+
+def read_json(path: Path) -> dict:
+    """A record this build wrote; {} if there is none yet or it cannot be read."""
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

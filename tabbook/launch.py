@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import copy
 import json
-import posixpath
 import shutil
 import tomllib
 from dataclasses import dataclass
@@ -25,10 +24,11 @@ import nbformat
 from markdown_it.token import Token
 
 from .config import CONFIG_FILE, Config
-from .files import TOOL_FILES, atomic_write, digest, read_notebook, write_notebook_if_changed
+from .files import (digest, read_json, read_notebook, tool_files, write_if_changed,
+                    write_notebook_if_changed)
 from .frameworks import display_name, framework
 from .layout import Layout, published_path
-from .model import METADATA_KEY, Section
+from .model import METADATA_KEY, Section, project_path
 from .numbering import Numbers
 from .provenance import describe, provenance_of
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
@@ -172,9 +172,8 @@ def _published(token: Token, written: str, config: Config, section: Section,
         at = written.rfind(path)
         if has_scheme(path) or at < 0:
             return written
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(section.display_path),
-                                                     path))
-        return written[:at] + config.launch.site_url + resolved + written[at + len(path):]
+        return (written[:at] + config.launch.site_url + project_path(section.display_path, path)
+                + written[at + len(path):])
     role = token.meta["role"]
     if role in (*LABEL_ROLES, "width", "height"):
         return ""
@@ -237,8 +236,8 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     that no pair produces are removed; other tabs' notebooks are never touched.
     """
     result = LaunchResult([], [], [])
-    record = _read_record(layout.launch_record)
-    common = digest([*TOOL_FILES, config.root / CONFIG_FILE, config.root / "pyproject.toml"],
+    record = read_json(layout.launch_record)   # none yet: everything is made again
+    common = digest([*tool_files(), config.root / CONFIG_FILE, config.root / "pyproject.toml"],
                     repr(sorted(numbers.targets.items())))
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
@@ -265,20 +264,13 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
             if path not in kept:
                 path.unlink()
                 record.pop(layout.shown(path), None)
-    atomic_write(layout.launch_record, json.dumps(record, indent=1, sort_keys=True) + "\n")
+    write_if_changed(layout.launch_record, json.dumps(record, indent=1, sort_keys=True) + "\n")
     return result
 
 
 def section_facts(section: Section) -> tuple:
     """What a launch notebook takes from its section besides the executed notebook."""
     return (section.title, section.display_path, section.gpus, section.required_libs)
-
-
-def _read_record(path: Path) -> dict[str, str]:
-    try:
-        return json.loads(path.read_text())
-    except (OSError, ValueError):   # none yet, or unreadable: everything is made again
-        return {}
 
 
 OUT_MARKER = ".written-by-build-py"

@@ -19,6 +19,7 @@ from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 from markdown_it.token import Token
 
+from .model import project_path
 from .numbering import Numbers
 from .roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
@@ -64,7 +65,7 @@ class PageContext:
         """Copy an image of the sources into the site; return its URL from this page."""
         if has_scheme(written):
             return written
-        resolved = posixpath.normpath(posixpath.join(posixpath.dirname(self.display_path), written))
+        resolved = project_path(self.display_path, written)
         target = self.site / resolved
         if not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)

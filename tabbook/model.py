@@ -6,6 +6,7 @@ each stage can report problems at the exact place a writer has to fix.
 from __future__ import annotations
 
 import enum
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +114,11 @@ class Section:
 
     def code_cells(self) -> list[Cell]:
         return [c for c in self.cells if c.kind is CellKind.CODE]
+
+
+def project_path(md_file: str, written: str) -> str:
+    """A path written in `md_file` (relative to it), relative to the project as `md_file` is."""
+    return posixpath.normpath(posixpath.join(posixpath.dirname(md_file), written))
 
 
 @dataclass

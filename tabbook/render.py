@@ -21,7 +21,7 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from .config import CONFIG_FILE, Config
-from .files import TOOL_FILES, digest, read_notebook
+from .files import digest, read_notebook, tool_files
 from .frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from .layout import Layout, published_path
@@ -209,7 +209,7 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
                         layout: Layout) -> str:
     """A hash of everything a site is made from: the build's code and assets, the
     config, every page's source and the files it shows, the executed and launch notebooks."""
-    files = {*TOOL_FILES, config.root / CONFIG_FILE}
+    files = {*tool_files(), config.root / CONFIG_FILE}
     for section in book.pages():
         base = (book.source_root / section.path).parent
         files.add(book.source_root / section.path)
@@ -239,16 +239,14 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     staging.mkdir(parents=True)
     site = Site(config, book, numbers, tabs, staging, layout)
     pages = book.pages()
-    timings = {}
     for position, section in enumerate(pages):
         started = time.monotonic()
         text = render_page(site, pages, position)
         path = staging / section.path.with_suffix(".html")
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text, encoding="utf-8")
-        timings[section.name] = time.monotonic() - started
         if progress:
-            progress(position + 1, len(pages), section, timings[section.name])
+            progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
     static = staging / "_static"
     static.mkdir()
