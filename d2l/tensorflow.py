@@ -303,7 +303,7 @@ def try_all_gpus():
 
 # Defined in chapters/chapter_gpu/measure.md
 def synchronize():
-    """Wait until every device has finished the work queued so far."""
+    """Wait until the devices the program used have finished their queued work."""
     tf.test.experimental.sync_devices()
 
 

@@ -308,9 +308,14 @@ def try_all_gpus():
 
 # Defined in chapters/chapter_gpu/measure.md
 def synchronize():
-    """Wait until every device has finished the work queued so far."""
-    for i in range(torch.cuda.device_count()):
-        torch.cuda.synchronize(i)
+    """Wait until the devices the program used have finished their queued work."""
+    # CUDA jamais initialisé : aucun calcul n'a eu lieu sur une carte.
+    if torch.cuda.is_initialized():
+        for i in range(torch.cuda.device_count()):
+            # Une carte utilisée garde de la mémoire en réserve ; lire ce
+            # nombre ne crée pas de contexte CUDA sur les autres cartes.
+            if torch.cuda.memory_reserved(i) > 0:
+                torch.cuda.synchronize(i)
 
 
 # Defined in chapters/chapter_gpu/measure.md

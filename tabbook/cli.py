@@ -26,6 +26,7 @@ from .config import Config, ConfigError, load_config
 from .console import Console
 from .environments import TOOL_ROOT, ensure_test_tools
 from .execute import Execution, Executor, Task, read_executed
+from .frozen import FrozenError, freeze, recorded_seconds, use_frozen
 from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
                       framework_gpus, prepare_runtime, python_of)
 from .launch import OutError, copy_tree, write_launch_notebooks
@@ -36,6 +37,7 @@ from .numbering import Numbers, number_book
 from .parse import parse_book
 from .render import RenderError, render_site
 from .report import FrameworkInfo, Report, build_report, write_report
+from .shard import Shard, parse_shard, shard_items
 from .split import split_section, write_notebooks
 
 
@@ -64,6 +66,10 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--require-gpu", action="store_true",
                         help="fail unless every selected section that declares #gpus(N) "
                              "really computed on a GPU (the GPU job)")
+    parser.add_argument("--freeze", action="store_true",
+                        help="write the executed notebooks into frozen/ (committed), which "
+                             "every build then uses instead of executing while their code, "
+                             "d2l and framework are unchanged (the GPU job)")
 
 
 def _add_out(parser: argparse.ArgumentParser, what: str) -> None:
@@ -104,6 +110,9 @@ def make_parser() -> argparse.ArgumentParser:
     evaluate = commands.add_parser("eval", help="execute the notebooks (cached)")
     _add_selection(evaluate)
     _add_execution(evaluate)
+    evaluate.add_argument("--shard", type=parse_shard, metavar="K/N",
+                          help="execute only the K-th of N parts of the selected notebooks, "
+                               "balanced by the durations frozen/ recorded (a CI matrix)")
     evaluate.set_defaults(func=building(run_eval))
     launch = commands.add_parser(
         "launch", help="Colab/Kaggle notebooks from the executed ones (runs eval first)")
@@ -201,13 +210,15 @@ class EvalOptions:
     pythons: dict[str, Path]
     """The interpreters given with --python, by tab."""
     require_gpu: bool
+    freeze: bool = False
+    shard: Shard | None = None
 
 
 def eval_options(config: Config, args: argparse.Namespace) -> EvalOptions:
     pythons = dict(python_of(value) for value in args.python or [])
     selected_tabs(config, list(pythons))   # each one a tab of this book
     return EvalOptions(args.jobs or default_jobs(config.execute.jobs), args.force, pythons,
-                       args.require_gpu)
+                       args.require_gpu, args.freeze, getattr(args, "shard", None))
 
 
 # -- commands ------------------------------------------------------------------------
@@ -218,7 +229,7 @@ def main(argv: list[str], root: Path) -> int:
     try:
         return args.func(args, book_folder(args, root), console)
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError) as err:
+            OutError, RenderError, FrozenError) as err:
         console.error(err)
         return 1
     except SourceError as err:
@@ -368,12 +379,16 @@ def run_eval(build: Build) -> int:
                        len(gpus))
     tasks = [Task(section, tab, split_section(section, tab))
              for section, tab in build.selection.pairs()]
+    if options.shard:
+        tasks = shard_tasks(build.layout, tasks, options.shard, console)
     runtimes = prepare_runtimes(build.layout, [t.tab for t in tasks], options.pythons)
     frameworks = framework_infos(runtimes, gpus)
     console.frameworks(frameworks)
     plan = plan_eval(build, tasks, runtimes, gpus, frameworks)
-    console.eval_plan(len(tasks), len(plan.queue), len(plan.skipped),
+    console.eval_plan(len(tasks), plan.frozen + plan.executor.executions, len(plan.queue),
+                      len(plan.skipped),
                       min(options.jobs, max(len(plan.queue), 1)))
+    console.stale_frozen(tasks)
     try:
         executions = execute(plan)
     except KeyboardInterrupt:
@@ -381,9 +396,24 @@ def run_eval(build: Build) -> int:
         return 130
     report, markdown = write_eval_report(build.layout, executions, gpus, frameworks,
                                          options.require_gpu)
+    if options.freeze:
+        # The GPU job freezes no section that may not have computed on a GPU.
+        doubtful = {(row.section, row.framework) for row in report.doubtful}
+        kept = [e for e in executions if not (
+            options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)]
+        console.frozen(freeze(build.layout, kept, plan.libraries, plan.versions), build.layout)
     console.evaluated(executions, build.selection.tabs, report, options.require_gpu,
                       build.layout.shown(markdown), time.monotonic() - started)
     return 1 if report.failed or (options.require_gpu and report.doubtful) else 0
+
+
+def shard_tasks(layout: Layout, tasks: list[Task], shard: Shard, console: Console) -> list[Task]:
+    """The tasks of `shard`, cut by the durations the frozen store recorded."""
+    chosen, loads = shard_items(
+        tasks, shard, functools.partial(recorded_seconds, layout),
+        lambda task: sum(c.cell_type == "code" for c in task.notebook.cells))
+    console.shard(shard, len(chosen), len(tasks), loads)
+    return chosen
 
 
 def gpu_policy(sections: list[Section], gpus: list[Gpu], require_gpu: bool) -> list[Section]:
@@ -427,33 +457,42 @@ class EvalPlan:
     executor: Executor
     tasks: list[Task]
     """Every selected notebook, in book order."""
+    frozen: list[Execution]
+    """The notebooks taken from the frozen store (written already)."""
     queue: list[Task]
     """The notebooks to run (the cached ones are written already), longest first."""
     skipped: list[Task]
     """GPU sections of frameworks blind to the GPUs (with --require-gpu)."""
+    libraries: dict[str, str]
+    """Each tab's d2l file, as the keys saw it."""
+    versions: dict[str, str]
+    """Each tab's framework version."""
 
 
 def plan_eval(build: Build, tasks: list[Task], runtimes: dict[str, Runtime], gpus: list[Gpu],
               frameworks: dict[str, FrameworkInfo]) -> EvalPlan:
     options = build.options
+    libraries = {tab: (build.layout.root / build.config.library.lib_files[tab])
+                 .read_text(encoding="utf-8") for tab in runtimes}
+    versions = {tab: runtime.framework_version for tab, runtime in runtimes.items()}
+    frozen, others = use_frozen(build.layout, tasks, libraries, versions, options.force)
     # The GPU job must not run a framework that cannot use the GPUs: it would
     # only prove that the CPU works.
     blocked = {tab for tab, info in frameworks.items()
                if options.require_gpu and info.gpus_seen == 0}
-    skipped = [t for t in tasks if t.tab in blocked and t.section.gpus]
+    skipped = [t for t in others if t.tab in blocked and t.section.gpus]
     executor = Executor(build.layout, runtimes, gpus, options.jobs, build.config.execute.timeout,
                         options.force, log=build.console.say, colour=build.console.live)
-    libraries = {tab: (build.layout.root / build.config.library.lib_files[tab])
-                 .read_text(encoding="utf-8") for tab in runtimes}
-    queue = executor.plan([t for t in tasks if t not in skipped], libraries)
-    return EvalPlan(executor, tasks, queue, skipped)
+    queue = executor.plan([t for t in others if t not in skipped], libraries)
+    return EvalPlan(executor, tasks, frozen, queue, skipped, libraries, versions)
 
 
 def execute(plan: EvalPlan) -> list[Execution]:
     """Run the plan's queue; every task's execution, in book order. Ctrl-C stops every
     kernel and raises KeyboardInterrupt."""
     plan.executor.run(plan.queue)
-    executions = plan.executor.executions + [Execution(t, "skipped") for t in plan.skipped]
+    executions = [*plan.frozen, *plan.executor.executions,
+                  *(Execution(t, "skipped") for t in plan.skipped)]
     order = {id(task): number for number, task in enumerate(plan.tasks)}
     return sorted(executions, key=lambda e: order[id(e.task)])
 

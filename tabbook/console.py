@@ -9,16 +9,20 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .execute import Execution
+from .execute import Execution, Task
+from .frozen import FreezeResult
 from .kernels import Gpu
 from .launch import LaunchResult
+from .layout import Layout
 from .model import Problem, Section
 from .render import RenderResult
+from .provenance import frozen_origin
 from .report import FrameworkInfo, Report, ReportLine
+from .shard import Shard
 from .split import SplitResult
 
-SUMMARY = {"cached": "cached", "failed": "FAILED", "interrupted": "interrupted",
-           "skipped": "skipped: no GPU"}
+SUMMARY = {"cached": "cached", "frozen": "frozen", "no code": "no code", "failed": "FAILED",
+           "interrupted": "interrupted", "skipped": "skipped: no GPU"}
 
 
 def plural(count: int, word: str) -> str:
@@ -137,9 +141,36 @@ class Console:
                 self.say(f"{tab} {info.version}: sees {info.gpus_seen} GPU(s)"
                          + (f" — {info.problem}" if info.problem else ""))
 
-    def eval_plan(self, tasks: int, queue: int, skipped: int, kernels: int) -> None:
-        self.say(f"eval: {tasks} notebooks, {tasks - queue - skipped} cached, {queue} to run "
-                 f"with up to {kernels} kernels" + (f", {skipped} skipped" if skipped else ""))
+    def shard(self, shard: Shard, chosen: int, total: int, loads: list[float]) -> None:
+        self.say(f"eval: shard {shard}: {chosen} of {total} notebooks; estimated seconds per "
+                 "shard (from frozen/): " + ", ".join(f"{seconds:.0f}" for seconds in loads))
+
+    def eval_plan(self, tasks: int, planned: list[Execution], queue: int, skipped: int,
+                  kernels: int) -> None:
+        """What eval will do: `planned` are the notebooks written without a kernel."""
+        count = {status: sum(e.status == status for e in planned)
+                 for status in ("frozen", "cached", "no code")}
+        self.say(f"eval: {tasks} notebooks, {count['frozen']} frozen, {count['cached']} cached, "
+                 f"{count['no code']} without code, {queue} to run with up to {kernels} kernels"
+                 + (f", {skipped} skipped" if skipped else ""))
+
+    def stale_frozen(self, tasks: list[Task]) -> None:
+        """The frozen results that no longer match: their sections run here instead."""
+        for task in tasks:
+            note = task.frozen_note or {}
+            if note.get("status") == "stale":
+                self.warn(f"note: {task.label}: the frozen result ({frozen_origin(note)}) is "
+                          "out of date (code, d2l or framework changed): it runs here "
+                          "instead; refresh frozen/ with `build.py eval --freeze` on a GPU "
+                          "machine (the GPU job)")
+
+    def frozen(self, result: FreezeResult, layout: Layout) -> None:
+        for task in result.on_cpu:
+            self.warn(f"warning: froze {task.label}, which declares #gpus({task.section.gpus}), "
+                      "from a run on the CPU: readers will see CPU outputs")
+        self.say(f"freeze: {plural(len(result.written), 'notebook')} written into "
+                 f"{layout.shown(layout.frozen_store)}/, {len(result.unchanged)} unchanged "
+                 "(commit them)")
 
     def interrupted(self) -> None:
         self.warn("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
@@ -157,7 +188,8 @@ class Console:
                       f"[{line.framework}] declares #gpus({line.declared_gpus}): {line.verdict}"
                       + self._why(line, report))
         self.say(f"eval: {sum(e.status == 'ran' for e in executions)} ran, "
-                 f"{sum(e.status == 'cached' for e in executions)} cached, {len(failed)} "
+                 f"{sum(e.status == 'cached' for e in executions)} cached, "
+                 f"{sum(e.status == 'frozen' for e in executions)} frozen, {len(failed)} "
                  f"failed, {seconds:.1f} s; report in {markdown} (and .json)")
 
     @staticmethod

@@ -46,6 +46,9 @@ class Task:
     key: str = ""
     estimate: float = 0.0
     """Seconds of the last run, to start the longest notebooks first."""
+    frozen_note: dict | None = None
+    """What the executed notebook says of the frozen store: its result was used, or it
+    is out of date (see frozen.py); None when there is no frozen notebook."""
 
     @property
     def label(self) -> str:
@@ -54,9 +57,10 @@ class Task:
 
 @dataclass
 class Execution:
-    """What became of a task: run, taken from the cache, failed, interrupted or skipped."""
+    """What became of a task: run, taken from the cache or the frozen store, failed,
+    interrupted or skipped."""
     task: Task
-    status: str            # cached, ran, failed, interrupted or skipped
+    status: str            # cached, frozen, ran, no code, failed, interrupted or skipped
     seconds: float = 0.0
     message: str = ""
     """Why it failed, at the .md line: what the console shows."""
@@ -106,7 +110,10 @@ def merge_record(notebook: nbformat.NotebookNode, record: dict) -> nbformat.Note
 
 def write_executed(layout: Layout, task: Task, record: dict) -> None:
     """Write the executed notebook of `task` from its record (only if its bytes change)."""
-    write_notebook_if_changed(layout.executed(task.tab, task.section), merge_record(task.notebook, record))
+    notebook = merge_record(task.notebook, record)
+    if task.frozen_note:
+        notebook.metadata[METADATA_KEY]["frozen"] = nbformat.from_dict(task.frozen_note)
+    write_notebook_if_changed(layout.executed(task.tab, task.section), notebook)
 
 
 def read_executed(layout: Layout, task: Task) -> dict | None:
@@ -176,14 +183,22 @@ class Executor:
 
     # -- planning -------------------------------------------------------------
     def plan(self, tasks: list[Task], library_texts: dict[str, str]) -> list[Task]:
-        """Key every task; write cached ones from the cache; return the others, longest first."""
+        """Key every task; write cached ones from the cache, and the prose-only ones; return
+        the others, longest first."""
         gpus = gpu_class(self.gpus)
         to_run = []
         for task in tasks:
             task.key = cache_key(task, self.runtimes[task.tab], library_texts[task.tab], gpus)
             record = read_record(self.layout, task)
             task.estimate = float(record.get("seconds", 0.0))
-            if not self.force and record.get("key") == task.key:
+            current = not self.force and record.get("key") == task.key
+            if not any(c.cell_type == "code" for c in task.notebook.cells):
+                if current:
+                    write_executed(self.layout, task, record)
+                else:   # no kernel to start
+                    self._save(task, self._for_kernel(task), [], 0.0, {})
+                self.executions.append(Execution(task, "no code"))
+            elif current:
                 write_executed(self.layout, task, record)
                 self.executions.append(Execution(task, "cached", task.estimate))
             else:
@@ -300,9 +315,7 @@ class Executor:
         from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
 
         runtime = self.runtimes[task.tab]
-        notebook = copy.deepcopy(task.notebook)
-        notebook.metadata["kernelspec"] = {"name": runtime.kernel_name, "language": "python",
-                                           "display_name": f"Python 3 ({task.tab})"}
+        notebook = self._for_kernel(task)
         target = self.layout.executed(task.tab, task.section)
         target.parent.mkdir(parents=True, exist_ok=True)
         started = time.monotonic()
@@ -321,9 +334,6 @@ class Executor:
             holder["pid"] = getattr(provisioner, "pid", None) or getattr(
                 getattr(provisioner, "process", None), "pid", None)
 
-        if not any(c.cell_type == "code" for c in notebook.cells):
-            self._save(task, notebook, [], 0.0, {})   # prose only: no kernel to start
-            return Execution(task, "ran", 0.0)
         notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         client = NotebookClient(
             notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
@@ -365,6 +375,14 @@ class Executor:
         device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
         self._save(task, notebook, granted, seconds, device_use)
         return Execution(task, "ran", seconds)
+
+    def _for_kernel(self, task: Task) -> nbformat.NotebookNode:
+        """A copy of the task's notebook naming the kernel of its tab."""
+        notebook = copy.deepcopy(task.notebook)
+        notebook.metadata["kernelspec"] = {"name": self.runtimes[task.tab].kernel_name,
+                                           "language": "python",
+                                           "display_name": f"Python 3 ({task.tab})"}
+        return notebook
 
     def _failure(self, task: Task, notebook, index: int | None, started: float, reason: str,
                  error: Exception | None = None) -> Execution:

@@ -113,7 +113,7 @@ if changed:
           "reprenez à la cellule suivante :", ", ".join(changed), "a changé de version.")'''
 
 
-def _intro_text(config: Config, tab: str, section: Section, provenance: dict) -> str:
+def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
     name = display_name(tab)
     installs = [f"le paquet `d2l` du livre (version {config.project.release})"]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
@@ -143,9 +143,9 @@ def _intro_text(config: Config, tab: str, section: Section, provenance: dict) ->
                 "le code tourne quand même, sur le processeur, et le dit.")
     else:
         lines.append("Cette section n'a pas besoin de GPU.")
-    produced = describe(tab, provenance)
+    produced = describe(tab, executed)
     if produced:
-        lines += ["", f"Les sorties déjà affichées viennent de la construction du livre : "
+        lines += ["", f"Les sorties déjà affichées sont celles du livre : "
                       f"{produced} Les vôtres les remplaceront."]
     return "\n".join("> " + line if line else ">" for line in lines)
 
@@ -192,7 +192,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
-    intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, provenance))
+    intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, executed))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
     for cell in notebook.cells:

@@ -1,4 +1,5 @@
-"""Where every output of a build goes: the one place that names ``_build/…`` paths.
+"""Where every output of a build goes: the one place that names ``_build/…`` and
+``frozen/…`` paths.
 
 A stage asks the layout for a folder or file; none joins path pieces itself, so
 moving an output (or adding one) is a change here alone.
@@ -11,6 +12,7 @@ from pathlib import Path
 from .model import Section
 
 BUILD_DIR = "_build"
+FROZEN_DIR = "frozen"
 
 
 @dataclass(frozen=True)
@@ -64,6 +66,16 @@ class Layout:
     def jupyter_data(self) -> Path:
         """The build's Jupyter data folder: its kernel specs are under ``kernels/``."""
         return self.jupyter / "share" / "jupyter"
+
+    # -- committed beside the sources ---------------------------------------------
+    @property
+    def frozen_store(self) -> Path:
+        """Executed notebooks committed with the book (``frozen/<tab>/…``), reused by
+        every build while their key matches."""
+        return self.root / FROZEN_DIR
+
+    def frozen(self, tab: str, section: Section) -> Path:
+        return self.frozen_store / tab / _notebook_name(section)
 
     # -- what readers get -------------------------------------------------------
     @property

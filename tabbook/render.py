@@ -29,7 +29,7 @@ from .markup import PageContext, render_prose
 from .model import ALL_TABS, Book, Cell, CellKind, Section
 from .numbering import Numbers
 from .outputs import highlight_code, render_outputs
-from .provenance import describe, provenance_of
+from .provenance import describe
 from .split import code_cells
 
 ASSETS = Path(__file__).parent / "assets"
@@ -153,7 +153,7 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     launches = [_launch(site, section, tab, ctx) for tab in page_tabs
                 if has_launch_notebook(section, tab)]
     provenance = [(tab, text) for tab in page_tabs
-                  if (text := describe(tab, provenance_of(notebooks[tab])))]
+                  if (text := describe(tab, notebooks[tab]))]
     number = site.numbers.sections.get(section.name, "")
     return ENVIRONMENT.get_template("page.html").render(
         site=site, ctx=ctx, title=f"{number} {section.title}".strip(), parts=parts,

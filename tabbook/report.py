@@ -5,7 +5,9 @@ devices its code really used, as the kernel reported them after the last
 cell (provenance) and as the outputs name them (a device listing counts as
 use). On a machine with GPUs, a
 section that declares ``#gpus`` but computed on the CPU is a failure of the
-GPU job, not a detail.
+GPU job, not a detail. A notebook taken from the frozen store is judged by the
+devices its frozen run used, wherever the report is made; a frozen result that
+no longer matches its code is said to be out of date.
 """
 from __future__ import annotations
 
@@ -19,12 +21,13 @@ from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
 from .execute import Execution, Task
 from .files import atomic_write
 from .kernels import Gpu
-from .provenance import provenance_of
+from .provenance import frozen_of, provenance_of
 
 REPORT_NAME = "report"   # _build/eval/report.json and report.md
 
 # Verdicts, and whether they make a GPU job fail.
 OK_VERDICTS = {"GPU", "CPU section", "CPU: no GPU here"}
+FROZEN = {"used": "used", "stale": "out of date"}   # the report's words for a frozen note
 
 
 @dataclass
@@ -49,6 +52,8 @@ class ReportLine:
     gpu_memory_peak_mib: dict[str, float]
     output_devices: list[str]
     verdict: str
+    frozen: str = ""
+    """The frozen result: used, out of date, or "" when there is none."""
 
 
 @dataclass
@@ -68,6 +73,10 @@ class Report:
         return [row for row in self.rows if row.status == "failed"]
 
     @property
+    def out_of_date(self) -> list[ReportLine]:
+        return [row for row in self.rows if row.frozen == FROZEN["stale"]]
+
+    @property
     def doubtful(self) -> list[ReportLine]:
         """The problems other than failures: GPU sections that may not have used a GPU."""
         return [row for row in self.problems if row.status not in ("failed", "interrupted")]
@@ -81,7 +90,9 @@ class Report:
         return "\n".join([
             "# GPU execution report", "",
             f"{self.date} · `--require-gpu`: {'yes' if self.require_gpu else 'no'} · "
-            f"result: **{'OK' if not self.problems else f'{len(self.problems)} problem(s)'}**",
+            f"result: **{'OK' if not self.problems else f'{len(self.problems)} problem(s)'}** · "
+            f"frozen results: {sum(row.frozen == FROZEN['used'] for row in self.rows)} used, "
+            f"{len(self.out_of_date)} out of date",
             "", "## GPUs seen", "", *self._gpu_lines(),
             "", "## Frameworks", "", *self._framework_lines(),
             "", "## Sections", "", *self._section_lines()]) + "\n"
@@ -105,8 +116,8 @@ class Report:
 
     def _section_lines(self) -> list[str]:
         lines = ["| section | framework | status | time | #gpus | given | used (kernel) | "
-                 "in outputs | verdict |",
-                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+                 "in outputs | verdict | frozen |",
+                 "| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
         for row in self.rows:
             peaks = ", ".join(f"{k} {v:g} MiB" for k, v in row.gpu_memory_peak_mib.items()
                               if v > 0)
@@ -115,7 +126,8 @@ class Report:
                 f"| {row.section} | {row.framework} | {row.status} | {row.seconds:.1f} s | "
                 f"{row.declared_gpus or '—'} | {', '.join(row.visible_gpus) or 'CPU'} | "
                 f"{used}{f' (peak {peaks})' if peaks else ''} | "
-                f"{', '.join(row.output_devices) or '—'} | {row.verdict} |")
+                f"{', '.join(row.output_devices) or '—'} | {row.verdict} | "
+                f"{row.frozen or '—'} |")
         return lines
 
 
@@ -129,6 +141,8 @@ def _verdict(execution: Execution, notebook: dict | None, gpus: list[Gpu],
         return "no executed notebook"
     if execution.task.section.gpus == 0:
         return "CPU section"
+    if execution.status == "frozen":   # judged by the machine that froze it, not this one
+        return "GPU" if use else "CPU (frozen)"
     if not gpus:
         return "CPU: no GPU here"
     if info is not None and info.gpus_seen == 0:
@@ -173,7 +187,8 @@ def report_line(execution: Execution, notebook: dict | None, gpus: list[Gpu],
                             key=lambda d: (not is_gpu(d), d)),
         gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
         output_devices=output_devices,
-        verdict=_verdict(execution, notebook, gpus, info, use))
+        verdict=_verdict(execution, notebook, gpus, info, use),
+        frozen=FROZEN.get(frozen_of(notebook or {}).get("status"), ""))
 
 
 def write_report(report: Report, folder: Path) -> tuple[Path, Path]:

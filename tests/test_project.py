@@ -1,6 +1,7 @@
 """The repository keeps its promises: README commands, CI entry, pinned requirements."""
 from __future__ import annotations
 
+import itertools
 import os
 import re
 import shlex
@@ -111,27 +112,31 @@ def test_the_publish_workflow_runs_build_commands_that_exist():
     assert "library_ref" in publish_text and config.launch.library_ref == f"v{config.project.release}"
 
 
-def test_the_gpu_workflow_runs_the_gpu_sections_with_commands_that_exist():
+def test_the_gpu_workflow_freezes_the_gpu_sections_in_shards_and_proposes_them():
     workflow = yaml.safe_load((REPO / ".github" / "workflows" / "gpu.yml").read_text())
     triggers = workflow[True]                   # YAML reads the key `on` as True
     assert "chapters/**" in triggers["push"]["paths"] and "d2l/**" in triggers["push"]["paths"]
+    assert not any(path.startswith("frozen") for path in triggers["push"]["paths"])   # no loop
     assert triggers["schedule"] and "workflow_dispatch" in triggers
     assert workflow["concurrency"]["cancel-in-progress"] is False
     job = workflow["jobs"]["gpu"]
-    assert job["runs-on"] == ["self-hosted", "gpu"]
-    assert job["strategy"]["max-parallel"] == 1 and job["strategy"]["fail-fast"] is False
-    frameworks = job["strategy"]["matrix"]["framework"]
+    assert job["runs-on"] == ["self-hosted", "gpu"] and job["strategy"]["fail-fast"] is False
+    matrix = job["strategy"]["matrix"]
+    frameworks, shards = matrix["framework"], matrix["shard"]
     assert sorted(frameworks) == sorted(load_config(REPO).build.tabs)
     lines = [line.strip() for step in job["steps"] for line in step.get("run", "").split("\n")]
     builds = [line for line in lines if re.match(r"python3(\.11)? build\.py", line)]
     assert builds
     parser = make_parser()
-    for framework in frameworks:
+    for framework, shard, force in itertools.product(frameworks, shards, ("", "--force")):
         for line in builds:
-            command = shlex.split(line.replace("${{ matrix.framework }}", framework))
-            args = parser.parse_args(command[2:])   # exits (fails the test) on a bad option
+            line = (line.replace("${{ matrix.framework }}", framework)
+                    .replace("${{ matrix.shard }}", str(shard)).replace("$FORCE", force))
+            args = parser.parse_args(shlex.split(line)[2:])   # exits (fails) on a bad option
             assert args.command == "eval" and args.tab == [framework]
-            assert args.gpu_only and args.require_gpu
+            assert args.gpu_only and args.require_gpu and args.freeze
+            assert args.force == bool(force)
+            assert (args.shard.index, args.shard.count) == (shard, len(shards))
             assert args.python == [f"{framework}=.envs-gpu/{framework}/bin/python"]
             assert f"requirements/{framework}-gpu.txt" in "\n".join(lines).replace(
                 "${{ matrix.framework }}", framework)
@@ -140,8 +145,24 @@ def test_the_gpu_workflow_runs_the_gpu_sections_with_commands_that_exist():
         result = subprocess.run([sys.executable, str(REPO / "build.py"), command, "--help"],
                                 capture_output=True, text=True,
                                 env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"))
-        assert result.returncode == 0 and "--require-gpu" in result.stdout, result.stderr
-    uploads = [s for s in job["steps"] if s.get("uses", "").startswith("actions/upload-artifact")]
-    assert uploads and uploads[0]["if"] == "always()"
+        assert result.returncode == 0 and "--shard" in result.stdout, result.stderr
+    uploads = {s["with"]["name"]: s for s in job["steps"]
+               if s.get("uses", "").startswith("actions/upload-artifact")}
+    reports = uploads["gpu-${{ matrix.framework }}-${{ matrix.shard }}"]
+    assert reports["if"] == "always()"
     assert {"_build/eval/report.json", "_build/eval/report.md"} <= set(
-        uploads[0]["with"]["path"].split())
+        reports["with"]["path"].split())
+    assert uploads["frozen-${{ matrix.framework }}-${{ matrix.shard }}"]["with"]["path"] == \
+        "frozen/"
+
+    # The last job merges the shards' frozen trees and opens a pull request with them.
+    proposal = workflow["jobs"]["pull-request"]
+    assert proposal["needs"] == "gpu" and proposal["permissions"]["pull-requests"] == "write"
+    downloads = [s["with"] for s in proposal["steps"]
+                 if s.get("uses", "").startswith("actions/download-artifact")]
+    assert {"pattern": "frozen-*", "path": "frozen", "merge-multiple": True} in downloads
+    script = "\n".join(s.get("run", "") for s in proposal["steps"])
+    assert "gh pr create" in script and "--body-file body.md" in script
+    assert "report.md" in script
+    result = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
+    assert result.returncode == 0, result.stderr

@@ -131,7 +131,7 @@ def edited(tmp_path_factory, pythons):
 
 def test_a_prose_edit_executes_nothing(edited):
     _, _, _, rebuild = edited
-    assert re.search(r"^eval: 0 ran, \d+ cached, 0 failed", rebuild.stdout, re.M), rebuild.stdout
+    assert re.search(r"^eval: 0 ran, \d+ cached, 0 frozen, 0 failed", rebuild.stdout, re.M), rebuild.stdout
 
 
 @pytest.mark.parametrize("name", SECTIONS)
