@@ -19,7 +19,7 @@ SHARED = REPO.parent / "shared"
 CORPUS = SHARED / "corpus" / "d2l-zh"
 # What a copy of the repository needs to build the book.
 PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
-         "requirements"]
+         "frozen", "requirements"]
 
 
 def requirements(name: str) -> list[str]:
