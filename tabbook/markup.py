@@ -17,6 +17,7 @@ from pathlib import Path
 
 from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
+from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from .model import project_path
@@ -24,7 +25,7 @@ from .numbering import Numbers
 from .roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
-
+from .typography import french, starts_with_punctuation
 
 
 def _math(latex: str, display: bool) -> str:
@@ -142,6 +143,23 @@ def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> 
     return self.renderToken([token], 0, options, env)
 
 
+def _text(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """Prose text in French typography; an autolink's text (a URL) as written."""
+    content = tokens[index].content
+    autolink = index > 0 and tokens[index - 1].type == "link_open" and \
+        tokens[index - 1].info == "auto"
+    return escapeHtml(content if autolink else french(content))
+
+
+def _softbreak(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """A line break before ``: …`` gives way to the narrow space the next text starts with."""
+    following = tokens[index + 1] if index + 1 < len(tokens) else None
+    if following is not None and following.type == "text" and \
+            starts_with_punctuation(following.content):
+        return ""
+    return self.softbreak(tokens, index, options, env)
+
+
 def _attribute_line(tokens: Sequence[Token], index: int, env: Env) -> str:
     """:bibliography: -> the list of works; the label of a block that has no HTML of its
     own here (a table, a paragraph) -> an anchor; other attributes were read by their block."""
@@ -168,12 +186,13 @@ def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
     anchor = labels[0] if labels else _slug(plain_text(children))
     if level in (2, 3):   # the outline's template escapes what it shows
         ctx.outline.append((level, anchor, (number + " " if number else "") +
-                            plain_text(children).strip()))
+                            french(plain_text(children).strip())))
     anchor = html.escape(anchor)
     shown = f'<span class="number">{number}</span> ' if number else ""
     body = MARKDOWN.renderer.renderInline(children, MARKDOWN.options, env).strip()
     return (f'<h{level} id="{anchor}">{shown}{body}'
-            f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie">#</a>'
+            f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie" '
+            f'data-pagefind-ignore>#</a>'
             f'</h{level}>\n')
 
 
@@ -192,7 +211,7 @@ def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
     caption_text = MARKDOWN.renderer.renderInline(image.children, MARKDOWN.options, env)
     caption = (f'<figcaption><span class="number">Figure {number}</span> — {caption_text}'
                f'</figcaption>' if number else f"<figcaption>{caption_text}</figcaption>")
-    plain_alt = html.escape(plain_text(image.children), quote=True)
+    plain_alt = html.escape(french(plain_text(image.children)), quote=True)
     return (f'<figure{anchor}><img src="{html.escape(ctx.image(image.meta["path"]))}" '
             f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
 
@@ -218,6 +237,8 @@ def _markdown() -> MarkdownIt:
     md = prose_markdown(math=_math)
     md.add_render_rule("role", _role)
     md.add_render_rule("link_open", _link_open)
+    md.add_render_rule("text", _text)
+    md.add_render_rule("softbreak", _softbreak)
     md.add_render_rule("role_block", lambda self, tokens, index, options, env:
                        _attribute_line(tokens, index, env))
     return md

@@ -31,6 +31,7 @@ from .numbering import Numbers
 from .outputs import highlight_code, render_outputs
 from .provenance import describe
 from .split import code_cells
+from .typography import french
 
 ASSETS = Path(__file__).parent / "assets"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -39,6 +40,7 @@ ENVIRONMENT = jinja2.Environment(
     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     keep_trailing_newline=True)
 ENVIRONMENT.filters["framework"] = display_name
+ENVIRONMENT.filters["french"] = french   # titles outside the prose: TOC, pager, <title>
 MACROS = ENVIRONMENT.get_template("macros.html").module
 
 Part = Markup | dict[str, list[Markup]]
@@ -156,7 +158,7 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
                   if (text := describe(tab, notebooks[tab]))]
     number = site.numbers.sections.get(section.name, "")
     return ENVIRONMENT.get_template("page.html").render(
-        site=site, ctx=ctx, title=f"{number} {section.title}".strip(), parts=parts,
+        site=site, ctx=ctx, title=french(f"{number} {section.title}".strip()), parts=parts,
         launches=launches, provenance=provenance, page_tabs=page_tabs if launches else [],
         previous=pages[position - 1] if position > 0 else None,
         following=pages[position + 1] if position + 1 < len(pages) else None)

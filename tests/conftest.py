@@ -144,6 +144,31 @@ def problems_of(root: Path) -> list[str]:
     return [str(p) for p in sorted(set(problems) | set(check_book(book, config)))]
 
 
+FRAMEWORK_TABS = ("pytorch", "mxnet", "tensorflow")
+
+
+@pytest.fixture(scope="session")
+def built_repository(tmp_path_factory) -> Path:
+    """A copy of this repository with its full site and a PyTorch-only site built (once
+    per test session: the HTML and typography tests read the same site)."""
+    from tabbook.environments import ensure_env
+    from test_cli import build
+
+    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
+    pythons = [arg for tab in FRAMEWORK_TABS
+               for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
+    for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):
+        result = build(root, "html", *extra, *pythons)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return root
+
+
+def site_pages(site: Path) -> list[str]:
+    """The HTML pages of a built site (Pagefind's own files left out), relative to it."""
+    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
+                  if not p.relative_to(site).as_posix().startswith("pagefind/"))
+
+
 @pytest.fixture
 def book(tmp_path):
     """Write a book with one section `chap/sec.md` whose text is given."""

@@ -22,6 +22,7 @@ import pytest
 
 from conftest import REPO, copy_repository
 from tabbook.environments import ensure_env
+from tabbook.typography import french
 from test_cli import build
 
 TABS = ("pytorch", "mxnet", "tensorflow")
@@ -141,8 +142,8 @@ def test_each_page_keeps_every_output_and_shows_the_new_prose(edited, name):
     assert len(before[name]["html"]) >= 10
     assert outputs == before[name]["html"]
     page = (root / "_build" / "html" / f"{name}.html").read_text(encoding="utf-8")
-    for paragraph in inserted[name]:
-        assert f"<p>{paragraph}</p>" in page
+    for paragraph in inserted[name]:   # shown in French typography
+        assert f"<p>{french(paragraph)}</p>" in page
 
 
 @pytest.mark.parametrize("name", SECTIONS)
