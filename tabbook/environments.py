@@ -6,11 +6,15 @@ inside it.
 """
 from __future__ import annotations
 
+import base64
 import hashlib
+import io
 import os
 import subprocess
 import sys
+import tarfile
 import time
+import urllib.request
 import venv
 from pathlib import Path
 
@@ -90,6 +94,41 @@ def ensure_test_tools() -> None:
         if subprocess.run(prefix + command, env=env, stdout=subprocess.DEVNULL).returncode != 0:
             sys.exit(f"error: could not install {' '.join(missing)} — run "
                      f"`sudo apt-get install {' '.join(missing)}` and retry")
+
+
+AXE_CORE_VERSION = "4.14.1"
+# The npm registry's integrity of the package's tarball (`npm view axe-core@4.14.1 dist`).
+AXE_CORE_INTEGRITY = ("sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyF"
+                      "NNtuFooJpZe37OgudVGtQ==")
+AXE_CORE_URL = f"https://registry.npmjs.org/axe-core/-/axe-core-{AXE_CORE_VERSION}.tgz"
+
+
+def ensure_axe_core() -> Path:
+    """axe-core's browser script, which the accessibility tests inject into each page:
+    downloaded once from the npm registry (no npm needed), checked against its pinned
+    integrity and kept in ``.envs/axe-core-<version>/axe.min.js``."""
+    target = TOOL_ROOT / ENVS_DIR / f"axe-core-{AXE_CORE_VERSION}" / "axe.min.js"
+    if target.is_file():
+        return target
+    try:
+        with urllib.request.urlopen(AXE_CORE_URL, timeout=60) as response:
+            archive = response.read()
+    except OSError as error:
+        raise RuntimeError(f"could not download axe-core {AXE_CORE_VERSION} from {AXE_CORE_URL} "
+                           f"({error}) — the accessibility tests need it once: connect this "
+                           f"machine to the network, or put that version's axe.min.js at "
+                           f"{target}") from error
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(archive).digest()).decode()
+    if integrity != AXE_CORE_INTEGRITY:
+        raise RuntimeError(f"{AXE_CORE_URL}: integrity {integrity} differs from the pinned "
+                           f"{AXE_CORE_INTEGRITY} — the download was altered; retry later")
+    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        script = tar.extractfile("package/axe.min.js").read()
+    target.parent.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(target.name + ".part")
+    partial.write_bytes(script)
+    partial.replace(target)   # atomic: an interrupted download leaves no half file
+    return target
 
 
 def run_in_tools_env(root: Path, argv: list[str]) -> None:

@@ -12,36 +12,30 @@ import shutil
 import threading
 from html.parser import HTMLParser
 from pathlib import Path
-from urllib.parse import unquote, urlsplit
+from urllib.parse import unquote, urljoin, urlsplit
 
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, REPO, copy_repository, write_book
+from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book
 from tabbook.config import load_config
-from tabbook.environments import CHROMIUM, ensure_env, ensure_test_tools
+from tabbook.environments import CHROMIUM, ensure_axe_core, ensure_test_tools
 from tabbook.launch import launch_links
 from tabbook.layout import Layout
 from tabbook.numbering import number_book
 from tabbook.parse import parse_book
 from tabbook.render import render_site
 from tabbook.split import split_section
-from test_cli import build
+from test_spelling import unknown_words
 
-TABS = ("pytorch", "mxnet", "tensorflow")
+TABS = FRAMEWORK_TABS
 SCREENSHOTS = REPO / "_build" / "screenshots"
 
 
 @pytest.fixture(scope="module")
-def book(tmp_path_factory):
+def book(built_repository):
     """A copy of the repository with its full site and a PyTorch-only site built."""
-    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
-    pythons = [arg for tab in TABS
-               for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
-    for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):
-        result = build(root, "html", *extra, *pythons)
-        assert result.returncode == 0, result.stdout + result.stderr
-    return root
+    return built_repository
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
@@ -117,11 +111,6 @@ def visitor(chromium):
         made.close()
 
 
-def pages_of(site: Path) -> list[str]:
-    return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
-                  if not p.relative_to(site).as_posix().startswith("pagefind/"))
-
-
 # -- the site as files -----------------------------------------------------------
 class Links(HTMLParser):
     def __init__(self):
@@ -147,7 +136,7 @@ def parse_page(path: Path) -> Links:
 @pytest.mark.parametrize("site_name", ["html", "html-pytorch"])
 def test_every_internal_link_and_anchor_resolves(book, site_name):
     site = book / "_build" / site_name
-    parsed = {page: parse_page(site / page) for page in pages_of(site)}
+    parsed = {page: parse_page(site / page) for page in site_pages(site)}
     assert "index.html" in parsed and "chapter_gpu/use-gpu.html" in parsed
     checked = 0
     for page, links in parsed.items():
@@ -259,7 +248,7 @@ def test_search_finds_a_french_word(server, visitor):
 def test_no_console_error_and_no_request_leaves_the_machine(book, server, visitor):
     browse = visitor()
     for site_name in ("html", "html-pytorch"):
-        for name in pages_of(book / "_build" / site_name):
+        for name in site_pages(book / "_build" / site_name):
             browse.page.goto(f"{server}/{site_name}/{name}")
             browse.page.wait_for_load_state("networkidle")
             for button in browse.page.locator("[data-tab-button=tensorflow]").all()[:1]:
@@ -304,7 +293,7 @@ def test_screenshots_and_no_sideways_scroll_on_phones(book, server, visitor):
     phone.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
     phone.page.screenshot(path=str(SCREENSHOTS / "use-gpu-phone.png"))
     wide = []
-    for name in pages_of(book / "_build" / "html"):   # tables, formulas, long identifiers
+    for name in site_pages(book / "_build" / "html"):   # tables, formulas, long identifiers
         phone.page.goto(f"{server}/html/{name}")
         width = phone.page.evaluate("document.documentElement.scrollWidth")
         if width > 390:
@@ -419,3 +408,90 @@ def test_a_role_written_in_inline_code_stays_literal_on_the_page(tmp_path, visit
     links = paragraph.locator("a.reference")
     assert links.count() == 1 and links.inner_text() == "section 1.1"
     assert "<a" not in paragraph.inner_text()
+
+
+# -- search, labels, accessibility ---------------------------------------------------
+def headings(path: Path) -> list[tuple[str, str]]:
+    """(id, text) of the numbered headings of a page."""
+    page = path.read_text(encoding="utf-8")
+    return [(anchor, re.sub(r"<[^>]+>", "", inner)) for anchor, inner in
+            re.findall(r'<h[1-3] id="([^"]+)">(.*?)</h[1-3]>', page, flags=re.S)]
+
+
+def test_a_search_result_leads_to_the_heading_it_matches(book, server, visitor):
+    word = "refroidissement"
+    site = book / "_build" / "html"
+    # Where the first result must lead: the one heading of the book that holds the word.
+    holders = [(name, anchor) for name in site_pages(site)
+               for anchor, text in headings(site / name) if word in text.lower()]
+    assert len(holders) == 1, holders
+    name, anchor = holders[0]
+    browse = visitor()
+    browse.page.goto(f"{server}/html/search.html?q={word}")
+    titles = browse.page.locator("#search-results a")
+    titles.first.wait_for(timeout=15000)
+    assert not [t for t in titles.all_inner_texts() if "#" in t]   # no heading anchor glued
+    first = titles.first
+    assert word in first.inner_text().lower()
+    target = urlsplit(urljoin(browse.page.url, first.get_attribute("href")))
+    assert (target.path, unquote(target.fragment)) == (f"/html/{name}", anchor)
+    first.click()
+    browse.page.wait_for_load_state()
+    assert unquote(urlsplit(browse.page.url).fragment) == anchor
+    top = browse.page.evaluate("id => document.getElementById(id).getBoundingClientRect().top",
+                               anchor)
+    assert 0 <= top < 150   # the heading is at the top of the window, below the header
+    assert not browse.errors and not browse.outside
+
+
+LABELS = """() => {
+  const texts = [];
+  for (const e of document.querySelectorAll("[aria-label], [title], [placeholder]"))
+    for (const name of ["aria-label", "title", "placeholder"])
+      if (e.hasAttribute(name)) texts.push(e.getAttribute(name));
+  for (const e of document.querySelectorAll("header, button, label, a.skip, a.button, "
+                                             + ".pager-word, #search-status"))
+    texts.push(e.innerText);
+  return texts;
+}"""
+
+
+def test_the_interface_speaks_french(server, visitor):
+    browse = visitor()
+    labels = []
+    for name in ("index.html", "chapter_gpu/use-gpu.html", "search.html?q=GPU"):
+        browse.page.goto(f"{server}/html/{name}")
+        browse.page.wait_for_load_state("networkidle")
+        labels += browse.page.evaluate(LABELS)
+    assert browse.page.get_by_role("combobox", name="Bibliothèque").count() == 1
+    assert "«\u202fGPU\u202f»" in browse.page.locator("#search-status").inner_text()
+    browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
+    assert browse.page.get_by_role("tablist", name="Bibliothèque").count() > 2
+    words = "\n".join(labels).replace("(.ipynb)", "")   # a file extension, not a word
+    assert len(labels) > 30 and not unknown_words(words), labels
+
+
+def axe_violations(page) -> list[str]:
+    """axe-core's serious and critical violations on the page, each with its elements."""
+    page.add_script_tag(path=str(ensure_axe_core()))
+    found = page.evaluate("async () => (await axe.run(document, "
+                          "{resultTypes: ['violations']})).violations")
+    return [f"{violation['id']} ({violation['impact']}): {' '.join(node['target'])} — "
+            f"{' '.join(node['failureSummary'].split())}"
+            for violation in found if violation["impact"] in ("serious", "critical")
+            for node in violation["nodes"]]
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_no_serious_accessibility_violation_on_any_page(book, server, visitor, scheme):
+    browse = visitor(color_scheme=scheme)
+    faults = []
+    for name in site_pages(book / "_build" / "html"):
+        searching = name == "search.html"   # with results on it
+        browse.page.goto(f"{server}/html/{name}" + ("?q=GPU" if searching else ""))
+        if searching:
+            browse.page.locator("#search-results li").first.wait_for(timeout=15000)
+        browse.page.wait_for_load_state("networkidle")
+        assert browse.page.evaluate("document.documentElement.dataset.scheme") == scheme
+        faults += [f"{name} [{scheme}] {fault}" for fault in axe_violations(browse.page)]
+    assert not faults, "\n".join(faults)

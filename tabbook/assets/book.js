@@ -37,6 +37,7 @@
     });
     var select = document.getElementById("framework-select");
     if (select) select.value = chosen;
+    focusWide();   // the panels just shown may hold wide blocks
   }
   function choose(tab) {
     if (bookTabs.indexOf(tab) < 0) return;
@@ -76,8 +77,8 @@
   function showTheme(theme) {
     root.dataset.theme = theme;
     root.dataset.scheme = theme === "auto" ? (systemDark.matches ? "dark" : "light") : theme;
-    themeButton.setAttribute("aria-label", "Thème : " + labels[theme] + " (changer)");
-    themeButton.title = "Thème : " + labels[theme];
+    themeButton.setAttribute("aria-label", "Thème\u202f: " + labels[theme] + " (changer)");
+    themeButton.title = "Thème\u202f: " + labels[theme];
   }
   showTheme(stored("tabbook-theme") || "auto");
   systemDark.addEventListener("change", function () { showTheme(root.dataset.theme); });
@@ -128,7 +129,60 @@
     document.body.removeChild(area);
   }
 
+  // -- wide blocks: a table, an output or a formula wider than the page scrolls sideways;
+  // the keyboard reaches it (and scrolls it with the arrows) only if it can take focus.
+  function focusWide() {
+    document.querySelectorAll("article table, pre.output, .equation").forEach(function (block) {
+      if (block.scrollWidth > block.clientWidth) block.tabIndex = 0;
+      else block.removeAttribute("tabindex");
+    });
+  }
+  focusWide();
+  window.addEventListener("resize", focusWide);
+
   // -- search page: Pagefind's index, our own small interface ----------------------
+  // A page's parts under each heading (Pagefind's sub-results, from the headings' ids),
+  // the best first: the one whose matches weigh most (a match in a heading weighs more).
+  function score(part) {
+    return (part.weighted_locations || []).reduce(function (sum, l) {
+      return sum + l.balanced_score;
+    }, 0);
+  }
+  function link(url, text) {
+    var a = document.createElement("a");
+    a.href = url;   // Pagefind adds the site's sub-folder from its own URL
+    a.textContent = text;
+    return a;
+  }
+  // One result: a link to the heading under which the words are found, the page it
+  // belongs to when that heading is not the page's title, the excerpt, the other headings.
+  function resultItem(page) {
+    var parts = (page.sub_results || []).slice().sort(function (a, b) { return score(b) - score(a); });
+    var best = parts[0] || { url: page.url, title: page.meta.title, excerpt: page.excerpt };
+    var item = document.createElement("li");
+    item.appendChild(link(best.url, best.title));
+    if (best.title !== page.meta.title) {
+      var where = document.createElement("span");
+      where.className = "search-page";
+      where.textContent = " — " + page.meta.title;
+      item.appendChild(where);
+    }
+    var excerpt = document.createElement("p");
+    excerpt.innerHTML = best.excerpt;   // Pagefind escapes it, marks hits with <mark>
+    item.appendChild(excerpt);
+    var others = parts.slice(1, 4);
+    if (others.length) {
+      var list = document.createElement("ul");
+      list.className = "search-parts";
+      others.forEach(function (part) {
+        var entry = document.createElement("li");
+        entry.appendChild(link(part.url, part.title));
+        list.appendChild(entry);
+      });
+      item.appendChild(list);
+    }
+    return item;
+  }
   var results = document.getElementById("search-results");
   if (results) {
     var input = document.getElementById("q");
@@ -144,23 +198,13 @@
         engine.then(function (pagefind) { return pagefind.debouncedSearch(query, {}, 200); })
           .then(function (found) {
             if (!found || ticket !== latest) return null;
-            status.textContent = found.results.length + " page(s) pour « " + query + " »";
+            status.textContent = found.results.length + " page(s) pour «\u202f" + query + "\u202f»";
             return Promise.all(found.results.slice(0, 10).map(function (r) { return r.data(); }));
           })
           .then(function (pages) {
             if (!pages || ticket !== latest) return;
             results.innerHTML = "";
-            pages.forEach(function (page) {
-              var item = document.createElement("li");
-              var link = document.createElement("a");
-              link.href = page.url;   // Pagefind adds the site's sub-folder from its own URL
-              link.textContent = page.meta.title;
-              var excerpt = document.createElement("p");
-              excerpt.innerHTML = page.excerpt;            // Pagefind escapes it, marks hits with <mark>
-              item.appendChild(link);
-              item.appendChild(excerpt);
-              results.appendChild(item);
-            });
+            pages.forEach(function (page) { results.appendChild(resultItem(page)); });
           });
       };
       input.value = new URLSearchParams(location.search).get("q") || "";
