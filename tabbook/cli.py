@@ -367,7 +367,6 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
     Ctrl-C is its normal end: status 0."""
     config = load_config(root)
     layout = Layout(root)
-    site = layout.site(selected_tabs(config, args.tab), config.build.tabs)
     eval_options(config, args)   # bad --python values stop here, not at every rebuild
     watched = [config.root / CONFIG_FILE, config.source_root, layout.root / "img",
                *{(layout.root / f).parent for f in config.library.lib_files.values()}]
@@ -381,14 +380,22 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
         status = reporting(lambda: building(*SITE_STEPS)(args, root, shown), shown)
         if status == INTERRUPTED:   # Ctrl-C while kernels ran: they are stopped
             raise KeyboardInterrupt
-        errors = tuple(shown.recorded or ["the build failed"]) if status else ()
-        return Rebuilt(site, errors, time.monotonic() - started)
+        if status:
+            return Rebuilt(None, tuple(shown.recorded or ["the build failed"]),
+                           time.monotonic() - started)
+        return Rebuilt(served_site(root, args.tab), (), time.monotonic() - started)
 
     try:
-        serve(layout, args.port, site, watched, rebuild, console)
+        serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console)
     except KeyboardInterrupt:
         console.stopped()
     return 0
+
+
+def served_site(root: Path, tabs: list[str] | None) -> Path:
+    """The site folder `build.py html` makes for `tabs` (config.ini may have changed)."""
+    config = load_config(root)
+    return Layout(root).site(selected_tabs(config, tabs), config.build.tabs)
 
 
 @contextlib.contextmanager

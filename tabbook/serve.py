@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import http.server
 import json
+import queue
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -48,8 +49,8 @@ class ServeError(Exception):
 @dataclass(frozen=True)
 class Rebuilt:
     """What one rebuild gave."""
-    site: Path
-    """The folder to serve."""
+    site: Path | None
+    """The folder to serve; None when the rebuild failed (the last one is kept)."""
     errors: tuple[str, ...]
     """What the console printed on stderr, when the rebuild failed; empty when it succeeded."""
     seconds: float
@@ -175,25 +176,46 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
                 return
 
 
-def changes(watched: list[Path], ignored: list[Path]) -> Iterator[list[Path]]:
-    """The paths changed under `watched`, a batch at a time, forever.
+def watch(watched: list[Path], ignored: list[Path], stop: threading.Event) -> queue.Queue:
+    """Start watching `watched` (those under `ignored` aside) until `stop` is set; each
+    batch of changed paths is put in the queue returned.
 
     A watched file an editor replaces (written beside it, then renamed over it)
-    would no longer be watched: after it changes, the watch starts again.
+    would no longer be watched: once it changes, it is watched again at once.
     """
     default = watchfiles.DefaultFilter()
     keep = watchfiles.DefaultFilter(ignore_dirs=default.ignore_dirs,
                                     ignore_entity_patterns=default.ignore_entity_patterns,
                                     ignore_paths=[str(p) for p in ignored])
     files = {p for p in watched if p.is_file()}
-    while True:
-        # step: a batch is complete after 50 ms without a new change (an editor's save).
-        for batch in watchfiles.watch(*(p for p in watched if p.exists()), watch_filter=keep,
-                                      step=50, debounce=800):
-            changed = sorted({Path(path) for _, path in batch})
-            yield changed
-            if files.intersection(changed):
-                break
+    found: queue.Queue[set[Path]] = queue.Queue()
+
+    def run() -> None:
+        while not stop.is_set():
+            # step: a batch is complete after 50 ms without a new change (a save).
+            for batch in watchfiles.watch(*(p for p in watched if p.exists()),
+                                          watch_filter=keep, step=50, debounce=800,
+                                          stop_event=stop):
+                paths = {Path(path) for _, path in batch}
+                found.put(paths)
+                if files & paths:
+                    break
+
+    threading.Thread(target=run, daemon=True).start()
+    return found
+
+
+def batches(found: queue.Queue, stop: threading.Event) -> Iterator[list[Path]]:
+    """The batches of `found`, until `stop` is set; those put while one is handled are
+    handled together next."""
+    while not stop.is_set():
+        try:
+            changed = found.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        while not found.empty():
+            changed |= found.get_nowait()
+        yield sorted(changed)
 
 
 def serve(layout: Layout, port: int, site: Path, watched: list[Path],
@@ -207,18 +229,20 @@ def serve(layout: Layout, port: int, site: Path, watched: list[Path],
     except OSError as err:
         raise ServeError(f"cannot listen on {HOST}:{port} ({err.strerror}) — choose another "
                          "port with --port, or --port 0 for any free one") from err
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    stop = threading.Event()
     url = f"http://{HOST}:{server.server_address[1]}/"
     try:
+        found = watch(watched, [layout.build], stop)   # edits made while it builds count
         preview.publish(rebuild([]))
         events.serving(url, layout.shown(preview.site), [layout.shown(p) for p in watched])
-        for changed in changes(watched, [layout.build]):
+        for changed in batches(found, stop):
             events.rebuilding([layout.shown(p) for p in changed])
             rebuilt = rebuild(changed)
             preview.publish(rebuilt)
             events.rebuilt(rebuilt, url)
     finally:
+        stop.set()
         preview.close()
         server.shutdown()
         server.server_close()

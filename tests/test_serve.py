@@ -223,6 +223,19 @@ def test_a_failing_cell_shows_in_the_page_at_its_md_line(served, visitor):
     assert page.locator(".outputs").inner_text().strip() == "42"
 
 
+def test_config_ini_saved_by_renaming_stays_watched(served, visitor):
+    """Editors often save by writing a new file and renaming it over the old one."""
+    page = open_page(visitor, served).page
+    config = served.root / "config.ini"
+    original = config.read_text(encoding="utf-8")
+    for title in ("Un livre renommé", "Un livre renommé deux fois", "Un livre de test"):
+        temporary = config.with_name(".config.ini.new")
+        temporary.write_text(original.replace("title = Un livre de test", f"title = {title}"),
+                             encoding="utf-8")
+        os.replace(temporary, config)
+        page.wait_for_selector(f'.book-title:text-is("{title}")', timeout=30_000)
+
+
 def test_search_finds_a_word_of_the_served_book(served, visitor):
     browse = visitor()
     browse.page.goto(served.url + "search.html?q=zygop%C3%A9tale")
@@ -278,16 +291,18 @@ def test_one_framework_and_ctrl_c(tmp_path, pythons, visitor):
 
 def test_ctrl_c_while_a_cell_runs_stops_its_kernel(tmp_path, pythons):
     server = Server(make_project(tmp_path), pythons)
-    flag = tmp_path / "slow"
+    flag, running = tmp_path / "slow", tmp_path / "running"
     flag.write_text("")
     try:
-        edit(tmp_path, section_text(code=f"import os, time\nwhile os.path.exists({str(flag)!r}):"
+        edit(tmp_path, section_text(code=f"import os, time\nopen({str(running)!r}, 'w').close()"
+                                         f"\nwhile os.path.exists({str(flag)!r}):"
                                          "\n    time.sleep(0.1)"))
         server.wait_for("serve: .*sec.md changed, rebuilding")
         deadline = time.monotonic() + 120
-        while not (kernels := kernels_of(server.process.pid)) and time.monotonic() < deadline:
+        while not running.exists() and time.monotonic() < deadline:
             time.sleep(0.2)
-        assert kernels, "the edited cell should be running"
+        kernels = kernels_of(server.process.pid)
+        assert running.exists() and kernels, "the edited cell should be running"
         assert not lock_is_free(tmp_path), "a rebuild holds the lock"
         stdout, stderr = server.interrupt()
     finally:
