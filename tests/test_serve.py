@@ -122,10 +122,14 @@ class Server:
         time.sleep(0.2)   # the readers reach the end of the pipes
         return "".join(self.stdout), "".join(self.stderr)
 
-    def kill(self) -> None:
+    def stop(self) -> None:
+        """Ctrl-C if still running; killed if that does not stop it."""
         if self.process.poll() is None:
-            self.process.kill()
-            self.process.wait()
+            try:
+                self.interrupt()
+            finally:
+                self.process.kill()
+                self.process.wait()
 
 
 @pytest.fixture(scope="module")
@@ -133,7 +137,7 @@ def served(tmp_path_factory, pythons):
     """One server on one book for the tests that edit it (each restores the section)."""
     server = Server(make_project(tmp_path_factory.mktemp("served")), pythons)
     yield server
-    server.kill()
+    server.stop()
 
 
 def edit(root: Path, text: str) -> None:
@@ -271,6 +275,25 @@ def test_a_taken_port_is_a_clear_error(served, pythons):
     assert "--port" in result.stderr and "Traceback" not in result.stderr
 
 
+def test_a_book_broken_from_the_start_is_served_once_fixed(tmp_path, pythons, visitor):
+    root = make_project(tmp_path)
+    broken = section_text(tab_block=":begin_tab:`pytorch`\nPour PyTorch, sans fin.")
+    edit(root, broken)
+    server = Server(root, pythons)
+    try:
+        page = visitor().page
+        page.goto(server.url + "chap/sec.html")
+        problems = page.locator("#preview-problems")
+        problems.wait_for(state="visible", timeout=30_000)
+        assert f"{SECTION}:{line_of(broken, ':begin_tab:')}:" in problems.inner_text()
+        assert page.locator("h1").inner_text() == "Page introuvable"
+        edit(root, section_text())
+        page.wait_for_selector("text=Le texte de départ.", timeout=60_000)
+        assert not problems.count()
+    finally:
+        server.stop()
+
+
 def test_one_framework_and_ctrl_c(tmp_path, pythons, visitor):
     server = Server(make_project(tmp_path), pythons, "--tab", "pytorch")
     try:
@@ -280,7 +303,7 @@ def test_one_framework_and_ctrl_c(tmp_path, pythons, visitor):
         assert lock_is_free(tmp_path), "an idle preview holds no lock"
         stdout, stderr = server.interrupt()
     finally:
-        server.kill()
+        server.stop()
     assert server.process.returncode == 0, stdout + stderr
     assert "serve: stopped" in stdout
     assert "Traceback" not in stderr and "KeyboardInterrupt" not in stderr, stderr
@@ -306,7 +329,7 @@ def test_ctrl_c_while_a_cell_runs_stops_its_kernel(tmp_path, pythons):
         assert not lock_is_free(tmp_path), "a rebuild holds the lock"
         stdout, stderr = server.interrupt()
     finally:
-        server.kill()
+        server.stop()
         flag.unlink()
     assert server.process.returncode == 0, stdout + stderr
     assert "Traceback" not in stderr, stderr
