@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Callable
 
 from .check import check_book
-from .config import Config, ConfigError, load_config
+from .config import CONFIG_FILE, Config, ConfigError, load_config
 from .console import Console
 from .environments import TOOL_ROOT, ensure_test_tools
 from .execute import Execution, Executor, Task, read_executed
@@ -37,12 +37,17 @@ from .numbering import Numbers, number_book
 from .parse import parse_book
 from .render import RenderError, render_site
 from .report import FrameworkInfo, Report, build_report, write_report
+from .serve import Rebuilt, ServeError, serve
 from .shard import Shard, parse_shard, shard_items
 from .split import split_section, write_notebooks
 
 
 class UsageError(Exception):
     """A bad option value (unknown tab, --only matching nothing, no GPU for --require-gpu)."""
+
+
+INTERRUPTED = 130
+"""The status of a command stopped by Ctrl-C while its kernels ran."""
 
 
 # -- options -------------------------------------------------------------------------
@@ -57,12 +62,16 @@ def _add_selection(parser: argparse.ArgumentParser) -> None:
                         help="build only the sections that declare #gpus(N) (the GPU job)")
 
 
-def _add_execution(parser: argparse.ArgumentParser) -> None:
+def _add_kernels(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("-j", "--jobs", type=int, metavar="N",
                         help="kernels at once (default: [execute] jobs, else from the machine)")
-    parser.add_argument("--force", action="store_true", help="ignore the execution cache")
     parser.add_argument("--python", action="append", metavar="TAB=PATH",
                         help="run TAB with this interpreter instead of .envs/TAB (repeatable)")
+
+
+def _add_execution(parser: argparse.ArgumentParser) -> None:
+    _add_kernels(parser)
+    parser.add_argument("--force", action="store_true", help="ignore the execution cache")
     parser.add_argument("--require-gpu", action="store_true",
                         help="fail unless every selected section that declares #gpus(N) "
                              "really computed on a GPU (the GPU job)")
@@ -128,9 +137,18 @@ def make_parser() -> argparse.ArgumentParser:
     _add_execution(html)
     _add_out(html, "the site")
     # The site always holds every page: links must resolve.
-    html.set_defaults(func=building(run_eval, run_launch, run_html), only=None,
-                      gpu_only=False)
-    for command in (check, lib, notebooks, evaluate, launch, html):
+    html.set_defaults(func=building(*SITE_STEPS), only=None, gpu_only=False)
+    serve = commands.add_parser(
+        "serve", help="serve the HTML book on 127.0.0.1, rebuild it when the sources change "
+                      "and reload the open page (Ctrl-C stops)")
+    serve.add_argument("--port", type=int, default=8000,
+                       help="port on 127.0.0.1 (default: 8000; 0: any free port)")
+    serve.add_argument("--tab", action="append", metavar="T",
+                       help="frameworks of the site (repeatable; default: all book tabs)")
+    _add_kernels(serve)
+    serve.set_defaults(func=command_serve, only=None, gpu_only=False, force=False,
+                       require_gpu=False, freeze=False)
+    for command in (check, lib, notebooks, evaluate, launch, html, serve):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
@@ -226,10 +244,15 @@ def eval_options(config: Config, args: argparse.Namespace) -> EvalOptions:
 def main(argv: list[str], root: Path) -> int:
     args = parse_command_line(argv)
     console = Console()
+    return reporting(lambda: args.func(args, book_folder(args, root), console), console)
+
+
+def reporting(command: Callable[[], int], console: Console) -> int:
+    """Run `command`; an error it raises is printed, and its status is 1."""
     try:
-        return args.func(args, book_folder(args, root), console)
+        return command()
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError, FrozenError) as err:
+            OutError, RenderError, FrozenError, ServeError) as err:
         console.error(err)
         return 1
     except SourceError as err:
@@ -339,6 +362,42 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
     return command
 
 
+def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int:
+    """Serve the site; rebuild it (under the build lock) whenever a watched file changes.
+    Ctrl-C is its normal end: status 0."""
+    config = load_config(root)
+    layout = Layout(root)
+    eval_options(config, args)   # bad --python values stop here, not at every rebuild
+    watched = [config.root / CONFIG_FILE, config.source_root, layout.root / "img",
+               *{(layout.root / f).parent for f in config.library.lib_files.values()}]
+    watched = [p for p in dict.fromkeys(watched)
+               if p.exists() and not any(p != q and p.is_relative_to(q) for q in watched)]
+
+    def rebuild(changed: list[Path]) -> Rebuilt:
+        started = time.monotonic()
+        # The first build shows its progress; then only problems are printed.
+        shown = console.recording(progress=not changed)
+        status = reporting(lambda: building(*SITE_STEPS)(args, root, shown), shown)
+        if status == INTERRUPTED:   # Ctrl-C while kernels ran: they are stopped
+            raise KeyboardInterrupt
+        if status:
+            return Rebuilt(None, tuple(shown.recorded or ["the build failed"]),
+                           time.monotonic() - started)
+        return Rebuilt(served_site(root, args.tab), (), time.monotonic() - started)
+
+    try:
+        serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console)
+    except KeyboardInterrupt:
+        console.stopped()
+    return 0
+
+
+def served_site(root: Path, tabs: list[str] | None) -> Path:
+    """The site folder `build.py html` makes for `tabs` (config.ini may have changed)."""
+    config = load_config(root)
+    return Layout(root).site(selected_tabs(config, tabs), config.build.tabs)
+
+
 @contextlib.contextmanager
 def build_lock(layout: Layout, console: Console):
     """One build at a time in a folder: a second one waits for the first."""
@@ -393,7 +452,7 @@ def run_eval(build: Build) -> int:
         executions = execute(plan)
     except KeyboardInterrupt:
         console.interrupted()
-        return 130
+        return INTERRUPTED
     report, markdown = write_eval_report(build.layout, executions, gpus, frameworks,
                                          options.require_gpu)
     if options.freeze:
@@ -531,3 +590,7 @@ def run_html(build: Build) -> int:
     if build.out:
         build.console.copied("html", copy_tree(result.folder, build.out), "files", build.out)
     return 0
+
+
+SITE_STEPS: tuple[Step, ...] = (run_eval, run_launch, run_html)
+"""What `html` and each rebuild of `serve` run (eval writes the notebooks it needs)."""

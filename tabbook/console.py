@@ -5,6 +5,7 @@ results on stdout, problems on stderr.
 """
 from __future__ import annotations
 
+import io
 import sys
 from pathlib import Path
 from typing import TextIO
@@ -18,6 +19,7 @@ from .model import Problem, Section
 from .render import RenderResult
 from .provenance import frozen_origin
 from .report import FrameworkInfo, Report, ReportLine
+from .serve import Rebuilt
 from .shard import Shard
 from .split import SplitResult
 
@@ -46,12 +48,23 @@ class Console:
     def __init__(self, out: TextIO | None = None, err: TextIO | None = None):
         self.out = out or sys.stdout
         self.err = err or sys.stderr
+        self.recorded: list[str] | None = None
+        """What `warn` printed, when recording (a rebuild of the preview)."""
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
 
     def warn(self, line: str) -> None:
         print(line, file=self.err, flush=True)
+        if self.recorded is not None:
+            self.recorded.append(line)
+
+    def recording(self, progress: bool) -> Console:
+        """A console for one build of the preview: it prints problems here and records
+        them (the open pages show them); progress only if `progress`."""
+        made = Console(self.out if progress else io.StringIO(), self.err)
+        made.recorded = []
+        return made
 
     @property
     def live(self) -> bool:
@@ -223,3 +236,23 @@ class Console:
         self.say(f"html: {result.pages} pages in {site}/ ({frameworks}), {done}, "
                  f"{seconds:.1f} s — open {site}/index.html")
 
+
+    # -- serve ------------------------------------------------------------------
+    def serving(self, url: str, site: str, watched: list[str]) -> None:
+        self.say(f"serve: {url} serves {site}/, rebuilt and reloaded when "
+                 f"{', '.join(watched)} change (Ctrl-C stops)")
+
+    def rebuilding(self, changed: list[str]) -> None:
+        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3
+                                          else "")
+        self.say(f"serve: {shown} changed, rebuilding...")
+
+    def rebuilt(self, rebuilt: Rebuilt, url: str) -> None:
+        if rebuilt.ok:
+            self.say(f"serve: rebuilt in {rebuilt.seconds:.1f} s — {url}")
+        else:
+            self.warn(f"serve: the rebuild failed ({rebuilt.seconds:.1f} s): the open pages "
+                      "show the problems above until a rebuild succeeds")
+
+    def stopped(self) -> None:
+        self.say("\nserve: stopped")

@@ -1,0 +1,248 @@
+"""Live preview: serve a built site on 127.0.0.1, rebuild it when its sources change,
+and reload the pages open in a browser.
+
+The server serves the site folder as it is on disk, and adds to every HTML page
+it sends (never to the files, which get published) a small script that listens
+to ``/__reload`` (Server-Sent Events): after a successful rebuild the page
+reloads, keeping its scroll position; after a failed one it shows the located
+problems, as the console printed them, until a rebuild succeeds.
+
+Rebuilding is the caller's (cli.py runs the usual steps, under the build lock,
+only while it rebuilds); this module prints nothing: it tells `events`.
+"""
+from __future__ import annotations
+
+import http.server
+import json
+import queue
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Protocol
+from urllib.parse import urlsplit
+
+import watchfiles
+
+from .layout import Layout
+
+HOST = "127.0.0.1"
+"""The only address the preview listens on: it is for the author's own browser."""
+EVENTS_PATH = "/__reload"
+SCRIPT_PATH = "/__preview.js"
+SCRIPT = Path(__file__).parent / "assets" / "preview.js"
+KEEPALIVE_SECONDS = 15.0
+"""How often an idle event stream is written to (and a closed one noticed)."""
+
+MISSING_PAGE = """<!DOCTYPE html>
+<html lang="fr"><head><meta charset="utf-8"><title>Page introuvable</title></head>
+<body><h1>Page introuvable</h1>
+<p>Cette page n'existe pas (encore) dans le livre construit. Elle se rechargera d'elle-même
+dès qu'une construction la produira.</p>
+</body></html>
+"""
+
+
+class ServeError(Exception):
+    """The preview cannot start (the port is taken)."""
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """What one rebuild gave."""
+    site: Path | None
+    """The folder to serve; None when the rebuild failed (the last one is kept)."""
+    errors: tuple[str, ...]
+    """What the console printed on stderr, when the rebuild failed; empty when it succeeded."""
+    seconds: float
+
+    @property
+    def ok(self) -> bool:
+        return not self.errors
+
+
+class Events(Protocol):
+    """What the preview tells its user (the console)."""
+
+    def serving(self, url: str, site: str, watched: list[str]) -> None: ...
+
+    def rebuilding(self, changed: list[str]) -> None: ...
+
+    def rebuilt(self, rebuilt: Rebuilt, url: str) -> None: ...
+
+
+class Preview:
+    """The state open pages follow: a generation counted up by every successful rebuild,
+    and the problems of the last rebuild if it failed."""
+
+    def __init__(self, site: Path):
+        self._condition = threading.Condition()
+        self.site = site
+        self.generation = 0
+        self.errors: tuple[str, ...] = ()
+        self.closed = False
+
+    def state(self) -> dict:
+        with self._condition:
+            return {"generation": self.generation, "errors": list(self.errors)}
+
+    def publish(self, rebuilt: Rebuilt) -> None:
+        with self._condition:
+            if rebuilt.ok:
+                self.generation += 1
+                self.site = rebuilt.site
+            self.errors = rebuilt.errors
+            self._condition.notify_all()
+
+    def wait(self, seen: dict | None, timeout: float) -> dict | None:
+        """The state once it differs from `seen` (or after `timeout`); None once closed."""
+        with self._condition:
+            self._condition.wait_for(lambda: self.closed or self.state() != seen, timeout)
+            return None if self.closed else self.state()
+
+    def close(self) -> None:
+        with self._condition:
+            self.closed = True
+            self._condition.notify_all()
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True   # an open event stream never keeps the process alive
+
+    def __init__(self, port: int, preview: Preview):
+        self.preview = preview
+        super().__init__((HOST, port), _Handler)
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    server: _Server
+
+    def __init__(self, request, client_address, server: _Server):
+        super().__init__(request, client_address, server, directory=str(server.preview.site))
+
+    def log_message(self, *args) -> None:   # the console shows rebuilds, not requests
+        pass
+
+    def end_headers(self) -> None:
+        self.send_header("Cache-Control", "no-cache")   # a rebuilt file is fetched again
+        super().end_headers()
+
+    def do_GET(self) -> None:
+        path = urlsplit(self.path).path
+        if path == EVENTS_PATH:
+            self._events()
+        elif path == SCRIPT_PATH:
+            self._send(200, "text/javascript; charset=utf-8", SCRIPT.read_bytes())
+        elif (page := self._page_file(path)) is not None:
+            self._page(page)
+        else:
+            super().do_GET()
+
+    def _page_file(self, path: str) -> Path | None:
+        """The HTML file a request asks for; None for any other file (or a folder to
+        redirect to with its slash)."""
+        file = Path(self.translate_path(path))
+        if path.endswith("/"):
+            return file / "index.html"
+        return file if file.suffix == ".html" else None
+
+    def _page(self, file: Path) -> None:
+        """The page with the preview's script; a missing one says so and reloads too."""
+        status, text = (200, file.read_text(encoding="utf-8")) if file.is_file() else \
+            (404, MISSING_PAGE)
+        tag = (f'<script src="{SCRIPT_PATH}" data-generation="{self.server.preview.generation}"'
+               "></script>\n")
+        head, body_end, tail = text.rpartition("</body>")
+        served = head + tag + body_end + tail if body_end else text + tag
+        self._send(status, "text/html; charset=utf-8", served.encode("utf-8"))
+
+    def _send(self, status: int, kind: str, body: bytes) -> None:
+        self.send_response(status)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def _events(self) -> None:
+        """The preview's state as Server-Sent Events: now, then at every change."""
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.end_headers()
+        state = None
+        while (state := self.server.preview.wait(state, KEEPALIVE_SECONDS)) is not None:
+            try:
+                self.wfile.write(f"data: {json.dumps(state)}\n\n".encode())
+                self.wfile.flush()
+            except OSError:   # the page was closed or left
+                return
+
+
+def watch(watched: list[Path], ignored: list[Path], stop: threading.Event) -> queue.Queue:
+    """Start watching `watched` (those under `ignored` aside) until `stop` is set; each
+    batch of changed paths is put in the queue returned.
+
+    A watched file an editor replaces (written beside it, then renamed over it)
+    would no longer be watched: once it changes, it is watched again at once.
+    """
+    default = watchfiles.DefaultFilter()
+    keep = watchfiles.DefaultFilter(ignore_dirs=default.ignore_dirs,
+                                    ignore_entity_patterns=default.ignore_entity_patterns,
+                                    ignore_paths=[str(p) for p in ignored])
+    files = {p for p in watched if p.is_file()}
+    found: queue.Queue[set[Path]] = queue.Queue()
+
+    def run() -> None:
+        while not stop.is_set():
+            # step: a batch is complete after 50 ms without a new change (a save).
+            for batch in watchfiles.watch(*(p for p in watched if p.exists()),
+                                          watch_filter=keep, step=50, debounce=800,
+                                          stop_event=stop):
+                paths = {Path(path) for _, path in batch}
+                found.put(paths)
+                if files & paths:
+                    break
+
+    threading.Thread(target=run, daemon=True).start()
+    return found
+
+
+def batches(found: queue.Queue, stop: threading.Event) -> Iterator[list[Path]]:
+    """The batches of `found`, until `stop` is set; those put while one is handled are
+    handled together next."""
+    while not stop.is_set():
+        try:
+            changed = found.get(timeout=0.5)
+        except queue.Empty:
+            continue
+        while not found.empty():
+            changed |= found.get_nowait()
+        yield sorted(changed)
+
+
+def serve(layout: Layout, port: int, site: Path, watched: list[Path],
+          rebuild: Callable[[list[Path]], Rebuilt], events: Events) -> None:
+    """Build, serve `site` on 127.0.0.1:`port` (0: a free port), rebuild whenever a file
+    under `watched` changes (the build's own outputs aside); until Ctrl-C, whose
+    KeyboardInterrupt reaches the caller once the server is closed."""
+    preview = Preview(site)
+    try:
+        server = _Server(port, preview)
+    except OSError as err:
+        raise ServeError(f"cannot listen on {HOST}:{port} ({err.strerror}) — choose another "
+                         "port with --port, or --port 0 for any free one") from err
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    stop = threading.Event()
+    url = f"http://{HOST}:{server.server_address[1]}/"
+    try:
+        found = watch(watched, [layout.build], stop)   # edits made while it builds count
+        preview.publish(rebuild([]))
+        events.serving(url, layout.shown(preview.site), [layout.shown(p) for p in watched])
+        for changed in batches(found, stop):
+            events.rebuilding([layout.shown(p) for p in changed])
+            rebuilt = rebuild(changed)
+            preview.publish(rebuilt)
+            events.rebuilt(rebuilt, url)
+    finally:
+        stop.set()
+        preview.close()
+        server.shutdown()
+        server.server_close()
