@@ -2,7 +2,7 @@
 
 Each command parses its options, checks the book, selects tabs and sections,
 then holds the build lock while its steps run in order (notebooks, eval,
-launch, HTML), stopping at the first that fails. A step runs a stage on the
+launch, HTML, PDF), stopping at the first that fails. A step runs a stage on the
 book, the config and the output layout, and hands what the stage returns to
 the console, which alone prints.
 """
@@ -24,7 +24,7 @@ from typing import Callable
 from .check import check_book
 from .config import Config, ConfigError, load_config
 from .console import Console
-from .environments import TOOL_ROOT, ensure_test_tools
+from .environments import TOOL_ROOT, ensure_chromium, ensure_test_tools
 from .execute import Execution, Executor, Task, read_executed
 from .frozen import FrozenError, freeze, recorded_seconds, use_frozen
 from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
@@ -35,6 +35,7 @@ from .library import stale_libraries, write_libraries
 from .model import Book, Section, SourceError
 from .numbering import Numbers, number_book
 from .parse import parse_book
+from .pdf import PdfError, write_pdfs
 from .render import RenderError, render_site
 from .report import FrameworkInfo, Report, build_report, write_report
 from .shard import Shard, parse_shard, shard_items
@@ -130,7 +131,15 @@ def make_parser() -> argparse.ArgumentParser:
     # The site always holds every page: links must resolve.
     html.set_defaults(func=building(run_eval, run_launch, run_html), only=None,
                       gpu_only=False)
-    for command in (check, lib, notebooks, evaluate, launch, html):
+    pdf = commands.add_parser(
+        "pdf", help="print each framework's book as a PDF, _build/pdf/<name>-<tab>.pdf "
+                    "(runs eval first)")
+    pdf.add_argument("--tab", action="append", metavar="T",
+                     help="this framework's PDF only (repeatable; default: every book tab)")
+    _add_execution(pdf)
+    # A PDF always holds the whole book: its contents and references must resolve.
+    pdf.set_defaults(func=building(run_eval, run_pdf), only=None, gpu_only=False)
+    for command in (check, lib, notebooks, evaluate, launch, html, pdf):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
@@ -229,7 +238,7 @@ def main(argv: list[str], root: Path) -> int:
     try:
         return args.func(args, book_folder(args, root), console)
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError, FrozenError) as err:
+            OutError, RenderError, FrozenError, PdfError) as err:
         console.error(err)
         return 1
     except SourceError as err:
@@ -530,4 +539,14 @@ def run_html(build: Build) -> int:
                                 time.monotonic() - started)
     if build.out:
         build.console.copied("html", copy_tree(result.folder, build.out), "files", build.out)
+    return 0
+
+
+def run_pdf(build: Build) -> int:
+    ensure_chromium()
+    started = time.monotonic()
+    results = write_pdfs(build.book, build.config, build.numbers, build.selection.tabs,
+                         build.layout, build.console.pdf_written)
+    build.console.pdfs_done(results, build.layout.shown(build.layout.pdfs),
+                            time.monotonic() - started)
     return 0
