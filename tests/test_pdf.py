@@ -185,7 +185,8 @@ SECTION_ONE = md(DECLARE, """
     :label:`sec_one`
 
     Voir la :numref:`sec_two` et l'équation :eqref:`eq_sum`, ou
-    [le site du projet](https://example.org/projet).
+    [le site du projet](https://example.org/projet). La :numref:`sec_mxnet` n'existe
+    qu'en MXNet.
 
     $$a + b = c$$
     :eqlabel:`eq_sum`
@@ -225,6 +226,14 @@ SECTION_TWO = md(DECLARE, """
     print("commun")
     ```
     """)
+MXNET_ONLY = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'mxnet'"), """
+    # Seulement MXNet
+    :label:`sec_mxnet`
+
+    ```{.python .input}
+    from mxnet import np
+    ```
+    """)
 SCHEMA = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120">'
           '<rect x="10" y="10" width="280" height="100" fill="#cde" stroke="#123"/>'
           '<text x="150" y="65" text-anchor="middle" font-size="20">GPU</text></svg>')
@@ -247,8 +256,8 @@ def executed(section, tab: str) -> nbformat.NotebookNode:
 def small_pdf(tmp_path_factory) -> Pdf:
     ensure_test_tools()
     root = write_book(tmp_path_factory.mktemp("small"), {
-        "chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
-        "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO})
+        "chap/index.md": "# Chapitre\n\n```toc\nsec\nother\nmxnet\n```\n",
+        "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO, "chap/mxnet.md": MXNET_ONLY})
     (root / "img").mkdir()
     (root / "img" / "schema.svg").write_text(SCHEMA)
     config = load_config(root)
@@ -285,8 +294,9 @@ def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     assert "import torch" in text and "sortie pytorch" in text
     assert "Texte propre à PyTorch." in _plain(text)
     assert 'print("commun")' in text
-    for other in ("from mxnet", "sortie mxnet", "sortie tensorflow", "MXNet."):
-        assert other not in text
+    for other in ("from mxnet", "sortie mxnet", "sortie tensorflow", "Texte propre à MXNet",
+                  "Seulement MXNet"):
+        assert other not in _plain(text)
     assert "Code PyTorch exécuté le 21/11/2026" in _plain(text)
 
 
@@ -300,6 +310,9 @@ def test_references_are_french_links_to_the_right_page(small_pdf):
     targets = {small_pdf.destinations[link["dest"]] for link in links if "dest" in link}
     assert contents["1.2 Deuxième section"] in targets
     assert {"uri": "https://example.org/projet"} in links
+    # A section the PDF leaves out: a link to it in the published HTML book.
+    assert "La section 1.3 n'existe qu'en MXNet." in lines
+    assert {"uri": "https://owner.github.io/book/chap/mxnet.html#sec_mxnet"} in links
     two = contents["1.2 Deuxième section"]
     assert {small_pdf.destinations[link["dest"]] for link in small_pdf.links(two)
             if "dest" in link} == {page}   # figure 1.1 and section 1.1
