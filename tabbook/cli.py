@@ -2,7 +2,7 @@
 
 Each command parses its options, checks the book, selects tabs and sections,
 then holds the build lock while its steps run in order (notebooks, eval,
-launch, HTML), stopping at the first that fails. A step runs a stage on the
+launch, HTML, PDF), stopping at the first that fails. A step runs a stage on the
 book, the config and the output layout, and hands what the stage returns to
 the console, which alone prints.
 """
@@ -24,7 +24,7 @@ from typing import Callable
 from .check import check_book
 from .config import CONFIG_FILE, Config, ConfigError, load_config
 from .console import Console
-from .environments import TOOL_ROOT, ensure_test_tools
+from .environments import TOOL_ROOT, ensure_chromium, ensure_test_tools
 from .execute import Execution, Executor, Task, read_executed
 from .frozen import FrozenError, freeze, recorded_seconds, use_frozen
 from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
@@ -35,6 +35,7 @@ from .library import stale_libraries, write_libraries
 from .model import Book, Section, SourceError
 from .numbering import Numbers, number_book
 from .parse import parse_book
+from .pdf import PdfError, write_pdfs
 from .render import RenderError, render_site
 from .report import FrameworkInfo, Report, build_report, write_report
 from .serve import Rebuilt, ServeError, serve
@@ -148,7 +149,15 @@ def make_parser() -> argparse.ArgumentParser:
     _add_kernels(serve)
     serve.set_defaults(func=command_serve, only=None, gpu_only=False, force=False,
                        require_gpu=False, freeze=False)
-    for command in (check, lib, notebooks, evaluate, launch, html, serve):
+    pdf = commands.add_parser(
+        "pdf", help="print each framework's book as a PDF, _build/pdf/<name>-<tab>.pdf "
+                    "(runs eval first)")
+    pdf.add_argument("--tab", action="append", metavar="T",
+                     help="this framework's PDF only (repeatable; default: every book tab)")
+    _add_execution(pdf)
+    # A PDF always holds the whole book: its contents and references must resolve.
+    pdf.set_defaults(func=building(run_eval, run_pdf), only=None, gpu_only=False)
+    for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
@@ -252,7 +261,7 @@ def reporting(command: Callable[[], int], console: Console) -> int:
     try:
         return command()
     except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError, FrozenError, ServeError) as err:
+            OutError, RenderError, FrozenError, ServeError, PdfError) as err:
         console.error(err)
         return 1
     except SourceError as err:
@@ -594,3 +603,13 @@ def run_html(build: Build) -> int:
 
 SITE_STEPS: tuple[Step, ...] = (run_eval, run_launch, run_html)
 """What `html` and each rebuild of `serve` run (eval writes the notebooks it needs)."""
+
+
+def run_pdf(build: Build) -> int:
+    ensure_chromium()
+    started = time.monotonic()
+    results = write_pdfs(build.book, build.config, build.numbers, build.selection.tabs,
+                         build.layout, build.console.pdf_written)
+    build.console.pdfs_done(results, build.layout.shown(build.layout.pdfs),
+                            time.monotonic() - started)
+    return 0

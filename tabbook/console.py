@@ -16,6 +16,7 @@ from .kernels import Gpu
 from .launch import LaunchResult
 from .layout import Layout
 from .model import Problem, Section
+from .pdf import PdfResult
 from .render import RenderResult
 from .provenance import frozen_origin
 from .report import FrameworkInfo, Report, ReportLine
@@ -256,3 +257,15 @@ class Console:
 
     def stopped(self) -> None:
         self.say("\nserve: stopped")
+
+    # -- pdf --------------------------------------------------------------------
+    def pdf_written(self, result: PdfResult) -> None:
+        done = (f"printed {plural(result.prints, 'time')}, {result.seconds:.1f} s"
+                if result.prints else "unchanged: nothing it is made from changed")
+        self.say(f"pdf [{result.tab}]: {plural(result.pages, 'page')}, "
+                 f"{plural(result.bookmarks, 'bookmark')}, {result.size / 1e6:.1f} MB ({done})")
+
+    def pdfs_done(self, results: list[PdfResult], folder: str, seconds: float) -> None:
+        self.say(f"pdf: {plural(len(results), 'PDF')} in {folder}/ "
+                 f"({', '.join(r.path.name for r in results)}), {seconds:.1f} s — "
+                 "`build.py html` then offers them for download")

@@ -69,6 +69,10 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
 
 
 CHROMIUM = Path("/usr/bin/chromium")
+# How the build and the tests start it: headless, in a container, asking nothing of the network.
+CHROMIUM_ARGS = ("--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update",
+                 "--disable-sync")
 # What the test suite needs from Debian: the file each package provides, and the package.
 TEST_TOOLS = {
     CHROMIUM: "chromium",                                # the browser tests drive it
@@ -77,23 +81,40 @@ TEST_TOOLS = {
 }
 
 
-def ensure_test_tools() -> None:
-    """Install with apt-get the Debian packages the tests use, if any is missing.
+def ensure_debian_packages(tools: dict[Path, str], purpose: str) -> None:
+    """Install with apt-get the Debian packages of `tools` ({file: package}) whose file
+    is missing; exit with the command to run if that fails.
 
-    Playwright's own browser download is not used: the tests run the
-    distribution's chromium, as readers on Debian do.
+    Playwright's own browser download is not used: the build and the tests run
+    the distribution's chromium, as readers on Debian do.
     """
-    missing = sorted({package for file, package in TEST_TOOLS.items() if not file.exists()})
+    missing = sorted({package for file, package in tools.items() if not file.exists()})
     if not missing:
         return
     prefix = [] if os.geteuid() == 0 else ["sudo", "-n"]
-    print(f"setting up Debian packages for the tests: {' '.join(missing)} (apt-get, once)...",
+    print(f"setting up Debian packages {purpose}: {' '.join(missing)} (apt-get, once)...",
           flush=True)
     env = dict(os.environ, DEBIAN_FRONTEND="noninteractive")
     for command in (["apt-get", "update", "-q"], ["apt-get", "install", "-y", "-q", *missing]):
-        if subprocess.run(prefix + command, env=env, stdout=subprocess.DEVNULL).returncode != 0:
+        try:
+            failed = subprocess.run(prefix + command, env=env,
+                                    stdout=subprocess.DEVNULL).returncode != 0
+        except FileNotFoundError:   # no apt-get (or sudo): not Debian
+            failed = True
+        if failed:
             sys.exit(f"error: could not install {' '.join(missing)} — run "
-                     f"`sudo apt-get install {' '.join(missing)}` and retry")
+                     f"`sudo apt-get install {' '.join(missing)}` (or install them with your "
+                     "system's package manager) and retry")
+
+
+def ensure_test_tools() -> None:
+    """The Debian packages the tests use."""
+    ensure_debian_packages(TEST_TOOLS, "for the tests")
+
+
+def ensure_chromium() -> None:
+    """Debian's chromium, which prints the PDFs."""
+    ensure_debian_packages({CHROMIUM: "chromium"}, "to print the PDF")
 
 
 AXE_CORE_VERSION = "4.14.1"

@@ -29,12 +29,15 @@ def digest(files, *texts: str) -> str:
     return found.hexdigest()
 
 
-def atomic_write(path: Path, text: str) -> None:
-    """Write `text` to a temporary file beside `path`, then rename it over `path`."""
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write `text` (or bytes) to a temporary file beside `path`, then rename it over `path`."""
     path.parent.mkdir(parents=True, exist_ok=True)
     # pid and thread in the name: concurrent builds and workers never share a temporary.
     temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    temporary.write_text(text, encoding="utf-8")
+    if isinstance(text, bytes):
+        temporary.write_bytes(text)
+    else:
+        temporary.write_text(text, encoding="utf-8")
     temporary.replace(path)
 
 

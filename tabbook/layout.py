@@ -97,6 +97,22 @@ class Layout:
             return self.build / "html"
         return self.build / ("html-" + "-".join(tabs))
 
+    @property
+    def pdfs(self) -> Path:
+        return self.build / "pdf"
+
+    def pdf(self, name: str, tab: str) -> Path:
+        """One framework's book as a PDF: ``_build/pdf/<name>-<tab>.pdf``."""
+        return self.pdfs / f"{name}-{tab}.pdf"
+
+    def print_folder(self, tab: str) -> Path:
+        """The print layout a PDF is printed from: one HTML document and its images."""
+        return self.build / "print" / tab
+
+    def print_record(self, tab: str) -> Path:
+        """What the last PDF of `tab` was printed from, and what it holds."""
+        return self.build / "cache" / f"pdf-{tab}.json"
+
     def shown(self, path: Path) -> str:
         """`path` as messages show it: relative to the book's folder."""
         try:
@@ -112,3 +128,8 @@ def _notebook_name(section: Section) -> Path:
 def published_path(tab: str, section: Section) -> str:
     """Path of a launch notebook inside the published notebooks branch."""
     return f"{tab}/{_notebook_name(section).as_posix()}"
+
+
+def published_pdf(pdf: Path) -> str:
+    """Path of a PDF inside the HTML site, which offers it for download."""
+    return f"pdf/{pdf.name}"

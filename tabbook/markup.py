@@ -50,6 +50,9 @@ class PageContext:
     project_root: Path
     outline: list[tuple[int, str, str]] = field(default_factory=list)
     """(level, anchor, text) of the page's ## and ### headings, for the in-page outline."""
+    heading_offset: int = 0
+    """Added to the level of every heading's tag: 1 when the page is a section of a
+    document whose chapters are <h1> (the PDF's print layout)."""
 
     def url(self, page: str, anchor: str = "") -> str:
         """Relative URL from this page to another page (and anchor)."""
@@ -58,6 +61,11 @@ class PageContext:
         here = posixpath.dirname(self.page)
         target = posixpath.relpath(page + ".html", here or ".")
         return target + (f"#{anchor}" if anchor else "")
+
+    def source_link(self, path: str, fragment: str) -> str:
+        """The URL of a link written to another source (``x.md#part``): its page."""
+        page = posixpath.normpath(posixpath.join(posixpath.dirname(self.page), path[:-3]))
+        return self.url(page, fragment)
 
     def asset(self, site_path: str) -> str:
         return posixpath.relpath(site_path, posixpath.dirname(self.page) or ".")
@@ -129,6 +137,8 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     if target is None:   # the checks warned about it
         return html.escape(custom or label)
     url = ctx.url(target.page, target.anchor)
+    if not url:   # a page this document leaves out (a PDF without that framework's section)
+        return html.escape(target.text(meta["role"], custom))
     return (f'<a class="reference" href="{html.escape(url)}">'
             f'{html.escape(target.text(meta["role"], custom))}</a>')
 
@@ -137,9 +147,9 @@ def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> 
     """Links between sources point at the pages made from them."""
     token = tokens[index]
     href = token.attrGet("href") or ""
-    path, hash_, fragment = href.partition("#")
+    path, _, fragment = href.partition("#")
     if not has_scheme(href) and path.endswith(".md"):
-        token = token.copy(attrs={**token.attrs, "href": f"{path[:-3]}.html{hash_}{fragment}"})
+        token = token.copy(attrs={**token.attrs, "href": env["ctx"].source_link(path, fragment)})
     return self.renderToken([token], 0, options, env)
 
 
@@ -190,10 +200,11 @@ def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
     anchor = html.escape(anchor)
     shown = f'<span class="number">{number}</span> ' if number else ""
     body = MARKDOWN.renderer.renderInline(children, MARKDOWN.options, env).strip()
-    return (f'<h{level} id="{anchor}">{shown}{body}'
+    tag = f"h{min(level + ctx.heading_offset, 6)}"
+    return (f'<{tag} id="{anchor}">{shown}{body}'
             f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie" '
             f'data-pagefind-ignore>#</a>'
-            f'</h{level}>\n')
+            f'</{tag}>\n')
 
 
 def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:

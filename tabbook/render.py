@@ -11,7 +11,7 @@ from __future__ import annotations
 import shutil
 import subprocess
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import jinja2
@@ -24,7 +24,7 @@ from .config import CONFIG_FILE, Config
 from .files import digest, read_notebook, tool_files
 from .frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
-from .layout import Layout, published_path
+from .layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
 from .model import ALL_TABS, Book, Cell, CellKind, Section
 from .numbering import Numbers
@@ -60,6 +60,8 @@ class Site:
     tabs: tuple[str, ...]
     folder: Path
     layout: Layout
+    pdfs: dict[str, str] = field(default_factory=dict)
+    """Tab -> the site path of its PDF (``build.py pdf``), for the tabs that have one."""
 
     @property
     def tabbed(self) -> bool:
@@ -67,11 +69,12 @@ class Site:
 
 
 # -- one page --------------------------------------------------------------------
-def _executed(site: Site, section: Section, tab: str) -> nbformat.NotebookNode:
-    path = site.layout.executed(tab, section)
+def executed_notebook(layout: Layout, section: Section, tab: str) -> nbformat.NotebookNode:
+    """The executed notebook of `section` for `tab`, which the eval stage wrote."""
+    path = layout.executed(tab, section)
     if not path.is_file():
         raise RenderError(f"{section.display_path} [{tab}]: no executed notebook in "
-                          f"{site.layout.shown(path)} — run `python3 build.py eval`")
+                          f"{layout.shown(path)} — run `python3 build.py eval`")
     return read_notebook(path)
 
 
@@ -111,8 +114,8 @@ def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
     return {tab: fragment for tab, fragment in fragments.items() if fragment is not None}
 
 
-def _parts(section: Section, page_tabs: list[str], ctx: PageContext,
-           notebooks: dict[str, nbformat.NotebookNode]) -> list[Part]:
+def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
+               notebooks: dict[str, nbformat.NotebookNode]) -> list[Part]:
     """The page's content; consecutive per-tab fragments form one tab group."""
     code = _CodeCells(section, notebooks)
     parts: list[Part] = []
@@ -150,8 +153,8 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     page_tabs = [t for t in site.tabs if t in section.tabs]
     ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
                       site.config.root)
-    notebooks = {tab: _executed(site, section, tab) for tab in page_tabs}
-    parts = _parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
+    notebooks = {tab: executed_notebook(site.layout, section, tab) for tab in page_tabs}
+    parts = page_parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
     launches = [_launch(site, section, tab, ctx) for tab in page_tabs
                 if has_launch_notebook(section, tab)]
     provenance = [(tab, text) for tab in page_tabs
@@ -165,9 +168,13 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
 
 
 # -- the whole site ------------------------------------------------------------
+def light_stylesheet() -> str:
+    """The book's style sheet with the light colours of highlighted code."""
+    return ((ASSETS / "book.css").read_text(encoding="utf-8") + "\n" +
+            HtmlFormatter(style="default").get_style_defs(".highlight"))
+
+
 def _stylesheet(site: Site) -> str:
-    base = (ASSETS / "book.css").read_text(encoding="utf-8")
-    light = HtmlFormatter(style="default").get_style_defs(".highlight")
     dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
     # data-scheme is the theme in effect ("auto" resolved), set before the first paint.
     dark_scoped = "\n".join(f"html[data-scheme=dark] {rule}" for rule in dark.splitlines()
@@ -176,7 +183,7 @@ def _stylesheet(site: Site) -> str:
     tab_rules = "\n".join(f'html[data-tab="{tab}"] [data-tab]:not([data-tab="{tab}"]) '
                           "{ display: none; }" for tab in site.tabs)
     # Comments and spacing out: every page loads this sheet (budget 200 KB a page).
-    return rcssmin.cssmin(f"{base}\n{light}\n{dark_scoped}\n{tab_rules}\n") + "\n"
+    return rcssmin.cssmin(f"{light_stylesheet()}\n{dark_scoped}\n{tab_rules}\n") + "\n"
 
 
 def _search_page(site: Site, folder: str) -> str:
@@ -207,10 +214,9 @@ class RenderResult:
 INPUTS_STAMP = ".inputs"   # in the site folder: the fingerprint of what it was made from
 
 
-def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
-                        layout: Layout) -> str:
-    """A hash of everything a site is made from: the build's code and assets, the
-    config, every page's source and the files it shows, the executed and launch notebooks."""
+def book_files(book: Book, config: Config) -> set[Path]:
+    """What any rendering of the book reads besides notebooks: the build's code and
+    assets, the config, every page's source and the files it shows."""
     files = {*tool_files(), config.root / CONFIG_FILE}
     for section in book.pages():
         base = (book.source_root / section.path).parent
@@ -218,9 +224,18 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
         files.update(base / image.path for image in section.images)
         if section.bibliography:
             files.add(base / section.bibliography.path)
+    return files
+
+
+def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
+                        layout: Layout) -> str:
+    """A hash of everything a site is made from: `book_files`, the executed and launch
+    notebooks, the PDFs it offers."""
+    files = book_files(book, config)
     for tab in tabs:
         files.update((layout.eval / tab).rglob("*.ipynb"))
         files.update((layout.launch / tab).rglob("*.ipynb"))
+        files.add(layout.pdf(config.project.name, tab))
     return digest(files, repr(tabs))
 
 
@@ -239,7 +254,9 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     if staging.exists():
         shutil.rmtree(staging)
     staging.mkdir(parents=True)
-    site = Site(config, book, numbers, tabs, staging, layout)
+    pdfs = {tab: layout.pdf(config.project.name, tab) for tab in tabs}
+    site = Site(config, book, numbers, tabs, staging, layout,
+                {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()})
     pages = book.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
@@ -258,6 +275,9 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         source = layout.launch / tab
         if source.is_dir():
             shutil.copytree(source, staging / "notebooks" / tab)
+    for tab, site_path in site.pdfs.items():   # the PDFs that `build.py pdf` printed
+        (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
+        shutil.copy(pdfs[tab], staging / site_path)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging)
     (staging / INPUTS_STAMP).write_text(fingerprint)

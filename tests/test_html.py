@@ -19,7 +19,7 @@ import pytest
 
 from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book
 from tabbook.config import load_config
-from tabbook.environments import CHROMIUM, ensure_axe_core, ensure_test_tools
+from tabbook.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
 from tabbook.launch import launch_links
 from tabbook.layout import Layout
 from tabbook.numbering import number_book
@@ -59,11 +59,8 @@ def chromium():
 
     ensure_test_tools()
     with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(
-            executable_path=str(CHROMIUM),
-            args=["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
-                  "--disable-background-networking", "--disable-component-update",
-                  "--disable-sync"])
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=list(CHROMIUM_ARGS))
         yield browser
         browser.close()
 

@@ -105,6 +105,8 @@ def test_the_publish_workflow_runs_build_commands_that_exist():
         args = parser.parse_args(command[2:])   # exits (fails the test) on an unknown option
         outs.append((args.command, getattr(args, "out", None)))
     assert ("launch", Path("public/notebooks")) in outs and ("html", Path("public/site")) in outs
+    # The site offers the PDFs printed before it.
+    assert outs.index(("pdf", None)) < outs.index(("html", Path("public/site")))
     uploads = [s for s in steps if s.get("uses", "").startswith("actions/upload-pages-artifact")]
     assert uploads and uploads[0]["with"]["path"] == "public/site"
     config = load_config(REPO)

@@ -1,0 +1,280 @@
+"""PDF stage: one framework's book, printed by Chromium from a print layout.
+
+The print layout is one HTML document (``templates/print.html``): a title page,
+the table of contents, then every page of the book that the framework has, made
+by the HTML book's own renderers (`markup.render_prose`, `render.page_parts`):
+the same numbers, French references and executed outputs, for this tab only.
+Chapters are <h1> and their sections <h2>, so that Chromium's outline (the PDF's
+bookmarks) nests them; references and the table of contents are links inside
+the document.
+
+Chromium has no CSS ``target-counter()``: the document is printed once, the
+page where each entry of the table of contents landed is read back from the
+PDF's named destinations (the ids the links point to), and it is printed again
+with those numbers. Their boxes have a fixed width, so the pages do not move;
+it is checked, and printed again if they did.
+"""
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import io
+import json
+import re
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from markupsafe import Markup
+
+from .config import Config
+from .environments import CHROMIUM, CHROMIUM_ARGS
+from .files import atomic_write, digest, read_json
+from .layout import Layout
+from .markup import PageContext
+from .model import Book, Section
+from .numbering import Numbers
+from .provenance import describe
+from .render import ASSETS, ENVIRONMENT, book_files, executed_notebook, light_stylesheet, page_parts
+
+MAX_PRINTS = 4
+"""Prints of one PDF at most: the second one normally finds every page in place."""
+DOCUMENT = "index.html"
+STYLESHEET = "print.css"
+MARGINS = {"top": "18mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
+# Chromium draws the footer in the bottom margin, with its own tiny default font size.
+FOOTER = ('<div style="width: 100%; text-align: center; font-size: 10px; color: #4f5866; '
+          'font-family: \'DejaVu Sans\', sans-serif;"><span class="pageNumber"></span></div>')
+MONTHS = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
+          "septembre", "octobre", "novembre", "décembre")
+
+
+class PdfError(Exception):
+    """A PDF cannot be printed (no Chromium, Chromium failed, pages that do not settle)."""
+
+
+@dataclass
+class PdfResult:
+    tab: str
+    path: Path
+    pages: int
+    bookmarks: int
+    size: int
+    """Bytes."""
+    prints: int
+    """Times Chromium printed it; 0 when the PDF was kept (nothing it is made from changed)."""
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Entry:
+    """A line of the table of contents: a chapter (level 1) or a section (level 2)."""
+    section: Section
+    level: int
+    number: str
+    anchor: str
+    """The id of the page in the document, which the entry links to."""
+
+
+@dataclass
+class PrintContext(PageContext):
+    """A page's context inside the one-document print layout: every page is an anchor of
+    the document, and images are files beside it."""
+    anchors: dict[str, str] = field(default_factory=dict)
+    """Page name -> its id in the document, for the pages this PDF holds."""
+    online: str = ""
+    """The published HTML book (for a page this PDF lacks), or ""."""
+
+    def url(self, page: str, anchor: str = "") -> str:
+        if page in self.anchors:
+            return "#" + (anchor or self.anchors[page])
+        if not self.online:
+            return ""
+        return f"{self.online}{page}.html" + (f"#{anchor}" if anchor else "")
+
+    def asset(self, site_path: str) -> str:
+        return site_path
+
+
+def french_date(day: datetime.date) -> str:
+    """« 1er décembre 2026 », « 23 novembre 2026 »."""
+    return f"{'1er' if day.day == 1 else day.day} {MONTHS[day.month - 1]} {day.year}"
+
+
+def page_anchor(section: Section) -> str:
+    return "page-" + re.sub(r"[^\w-]", "-", section.name)
+
+
+def contents(book: Book, numbers: Numbers, tab: str) -> list[Entry]:
+    """The pages of the book that `tab` has, in book order, as entries of the contents:
+    the preface and chapter indexes at level 1, sections at level 2."""
+    entries = []
+    for chapter_pages in ([book.index], *(chapter.pages() for chapter in book.chapters)):
+        for position, section in enumerate(chapter_pages):
+            if tab in section.tabs:
+                entries.append(Entry(section, 1 if position == 0 else 2,
+                                     numbers.sections.get(section.name, ""),
+                                     page_anchor(section)))
+    return entries
+
+
+def _page_body(entry: Entry, tab: str, base: PrintContext, layout: Layout) -> Markup:
+    """One page of the book for `tab`: its prose, code cells and outputs, then where
+    they were produced."""
+    section = entry.section
+    ctx = dataclasses.replace(base, page=section.name, display_path=section.display_path,
+                              outline=[], heading_offset=entry.level - 1)
+    notebook = executed_notebook(layout, section, tab)
+    parts = page_parts(section, [tab], ctx, {tab: notebook})
+    # One tab: a tab group is that tab's fragments, shown bare.
+    body = Markup("").join(Markup("").join(part[tab]) if isinstance(part, dict) else part
+                           for part in parts)
+    provenance = describe(tab, notebook)
+    if provenance:
+        body += Markup('<p class="provenance">{}</p>').format(provenance)
+    return body
+
+
+@dataclass
+class PrintLayout:
+    """The document a PDF is printed from, but for the pages of its contents."""
+    entries: list[Entry]
+    bodies: dict[str, Markup]
+    """Page anchor -> the page's HTML."""
+    values: dict
+    """What else the template shows (title page)."""
+
+    def html(self, pages: dict[str, int]) -> str:
+        """The document, with `pages` (anchor -> page number) in the contents."""
+        return ENVIRONMENT.get_template("print.html").render(
+            entries=self.entries, bodies=self.bodies, pages=pages, **self.values)
+
+
+def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout: Layout,
+                 today: datetime.date) -> PrintLayout:
+    """Render the print layout of `tab` into its folder (images beside the document)."""
+    folder = layout.print_folder(tab)
+    if folder.exists():   # images are copied only where missing: none may be stale
+        shutil.rmtree(folder)
+    entries = contents(book, numbers, tab)
+    online = config.launch_settings.site_url if config.launch_settings else ""
+    base = PrintContext("", "", numbers, folder, config.root,
+                        anchors={e.section.name: e.anchor for e in entries}, online=online)
+    bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
+    atomic_write(folder / STYLESHEET, light_stylesheet() + "\n" +
+                 (ASSETS / STYLESHEET).read_text(encoding="utf-8"))
+    return PrintLayout(entries, bodies, {"project": config.project, "tab": tab,
+                                         "date": french_date(today), "stylesheet": STYLESHEET})
+
+
+# -- printing -----------------------------------------------------------------------
+@dataclass(frozen=True)
+class Printed:
+    data: bytes
+    pages: int
+    bookmarks: int
+    destinations: dict[str, int]
+    """Named destination (an id that a link points to) -> its page number, from 1."""
+
+
+def _count(outline: list) -> int:
+    return sum(_count(item) if isinstance(item, list) else 1 for item in outline)
+
+
+def read_pdf(data: bytes) -> Printed:
+    """What a printed PDF holds: pages, bookmarks, where each link target landed."""
+    from pypdf import PdfReader
+
+    reader = PdfReader(io.BytesIO(data))
+    destinations = {name.lstrip("/"): reader.get_destination_page_number(dest) + 1
+                    for name, dest in reader.named_destinations.items()}
+    return Printed(data, len(reader.pages), _count(reader.outline), destinations)
+
+
+def _print(page, document: Path) -> Printed:
+    page.goto(document.as_uri())
+    # Images below the fold are lazy in the HTML; all of them are printed.
+    page.evaluate("document.querySelectorAll('img[loading=lazy]')"
+                  ".forEach(img => { img.loading = 'eager'; })")
+    page.wait_for_function("Array.from(document.images).every(img => img.complete)")
+    page.evaluate("document.fonts.ready.then(() => true)")
+    return read_pdf(page.pdf(format="A4", margin=MARGINS, print_background=True,
+                             display_header_footer=True, header_template="<span></span>",
+                             footer_template=FOOTER, outline=True, tagged=True))
+
+
+def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Printed, int]:
+    """Print the document until the page numbers in its contents are the pages its
+    entries are on; the PDF and the number of prints."""
+    pages: dict[str, int] = {}
+    for prints in range(1, MAX_PRINTS + 1):
+        atomic_write(document, draft.html(pages))
+        printed = _print(page, document)
+        found = {e.anchor: printed.destinations.get(e.anchor, 0) for e in draft.entries}
+        if found == pages:
+            return printed, prints
+        pages = found
+    missing = [anchor for anchor, number in pages.items() if not number]
+    raise PdfError(f"{document}: the page numbers of the contents did not settle after "
+                   f"{MAX_PRINTS} prints" + (f" (no destination for {', '.join(missing)})"
+                                             if missing else ""))
+
+
+# -- the stage ----------------------------------------------------------------------
+def _fingerprint(book: Book, config: Config, tab: str, layout: Layout) -> str:
+    return digest(book_files(book, config) | set((layout.eval / tab).rglob("*.ipynb")), tab)
+
+
+def _kept(path: Path, record: dict, fingerprint: str, tab: str) -> PdfResult | None:
+    """The PDF already printed from the same inputs, if it is there."""
+    if record.get("inputs") != fingerprint or not path.is_file():
+        return None
+    return PdfResult(tab, path, record["pages"], record["bookmarks"], path.stat().st_size, 0, 0.0)
+
+
+def _launch_chromium(playwright):
+    if not CHROMIUM.is_file():
+        raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
+                       "(`sudo apt-get install chromium` on Debian) and retry")
+    try:
+        return playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+    except Exception as err:   # Playwright raises its own Error with Chromium's words
+        raise PdfError(f"{CHROMIUM} did not start: {str(err).strip()[:500]}") from err
+
+
+def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
+               layout: Layout, progress: Callable[[PdfResult], None] | None = None,
+               today: datetime.date | None = None) -> list[PdfResult]:
+    """Print the book of each of `tabs` into ``_build/pdf/<name>-<tab>.pdf``; a PDF made
+    from the very same inputs is kept. A failure leaves the previous PDF in place."""
+    from playwright.sync_api import sync_playwright
+
+    results = []
+    with sync_playwright() as playwright:
+        browser = None
+        for tab in tabs:
+            started = time.monotonic()
+            path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
+            fingerprint = _fingerprint(book, config, tab, layout)
+            result = _kept(path, read_json(record_path), fingerprint, tab)
+            if result is None:
+                browser = browser or _launch_chromium(playwright)
+                draft = print_layout(book, config, numbers, tab, layout,
+                                     today or datetime.date.today())
+                page = browser.new_page()
+                printed, prints = print_until_settled(
+                    page, layout.print_folder(tab) / DOCUMENT, draft)
+                page.close()
+                atomic_write(path, printed.data)
+                atomic_write(record_path, json.dumps({"inputs": fingerprint, "pages": printed.pages,
+                                                      "bookmarks": printed.bookmarks}) + "\n")
+                result = PdfResult(tab, path, printed.pages, printed.bookmarks,
+                                   len(printed.data), prints, time.monotonic() - started)
+            results.append(result)
+            if progress:
+                progress(result)
+        if browser:
+            browser.close()
+    return results

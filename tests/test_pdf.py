@@ -1,0 +1,446 @@
+"""The PDF of one framework's book, printed by Debian's Chromium and read back.
+
+pypdf reads the text, the bookmarks, the links and the images of each page;
+pypdfium2 gives the position of every character and renders a few pages to
+PNG under _build/pdf-pages/ for a person to look at.
+"""
+from __future__ import annotations
+
+import datetime
+import re
+import struct
+import zlib
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+import pypdfium2
+import pytest
+from pypdf import PdfReader
+
+from conftest import DECLARE, REPO, copy_repository, md, write_book
+from tabbook.config import load_config
+from tabbook.environments import ensure_env, ensure_test_tools
+from tabbook.layout import Layout
+from tabbook.model import CellKind
+from tabbook.numbering import number_book
+from tabbook.parse import parse_book
+from tabbook.pdf import MARGINS, PdfError, french_date, write_pdfs
+from tabbook.split import code_cells, split_section
+from test_cli import build
+from test_html import pages_of, parse_page
+
+PAGES = REPO / "_build" / "pdf-pages"
+MM = 72 / 25.4   # PDF points per millimetre
+
+
+# -- reading a PDF back ------------------------------------------------------------
+def _plain(text: str) -> str:
+    """Text with its no-break spaces as spaces and runs of spaces as one."""
+    return " ".join(text.replace("\u202f", " ").replace("\u00a0", " ").split())
+
+
+@dataclass
+class Bookmark:
+    title: str
+    page: int
+    children: list[Bookmark]
+
+
+class Pdf:
+    """A printed PDF as a reader sees it; pages are numbered from 1."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.reader = PdfReader(path)
+        self.texts = [page.extract_text() for page in self.reader.pages]
+        self.lines = [[_plain(line) for line in text.split("\n") if line.strip()]
+                      for text in self.texts]
+        self.destinations = {name.lstrip("/"): self.reader.get_destination_page_number(d) + 1
+                             for name, d in self.reader.named_destinations.items()}
+
+    def bookmarks(self, outline=None) -> list[Bookmark]:
+        outline = self.reader.outline if outline is None else outline
+        found: list[Bookmark] = []
+        for item in outline:
+            if isinstance(item, list):
+                found[-1].children = self.bookmarks(item)
+            else:
+                found.append(Bookmark(_plain(item.title),
+                                      self.reader.get_destination_page_number(item) + 1, []))
+        return found
+
+    def links(self, number: int) -> list[dict]:
+        """The link annotations of a page: {"dest": name} or {"uri": address}."""
+        found = []
+        for annotation in self.reader.pages[number - 1].get("/Annots") or []:
+            annotation = annotation.get_object()
+            if annotation.get("/Subtype") != "/Link":
+                continue
+            if "/Dest" in annotation:
+                found.append({"dest": str(annotation["/Dest"]).lstrip("/"),
+                              "rect": [float(v) for v in annotation["/Rect"]]})
+            elif "/A" in annotation and "/URI" in annotation["/A"]:
+                found.append({"uri": str(annotation["/A"]["/URI"])})
+        return found
+
+    def contents(self) -> list[tuple[str, int]]:
+        """(entry, page number) of the table of contents: the pages from the second one
+        to the one before its first entry's page."""
+        def entries(number: int) -> list[tuple[str, int]]:
+            matches = [re.fullmatch(r"(.+?) (\d+)", line) for line in self.lines[number - 1]]
+            return [(match.group(1), int(match.group(2))) for match in matches if match]
+        first_page = entries(2)[0][1]
+        return [entry for number in range(2, first_page) for entry in entries(number)]
+
+    def first_page_with_line(self, line: str, after: int) -> int | None:
+        return next((number for number in range(after + 1, len(self.lines) + 1)
+                     if line in self.lines[number - 1]), None)
+
+    def raster_images(self) -> int:
+        """Image XObjects (pixels) on every page, inside forms included."""
+        def count(resources) -> int:
+            total = 0
+            for xobject in ((resources or {}).get("/XObject") or {}).values():
+                xobject = xobject.get_object()
+                if xobject.get("/Subtype") == "/Image":
+                    total += 1
+                elif xobject.get("/Subtype") == "/Form":
+                    total += count(xobject.get("/Resources"))
+            return total
+        return sum(count(page.get("/Resources")) for page in self.reader.pages)
+
+    def characters_beyond(self, right_margin: float) -> list[str]:
+        """Characters (page: text) whose box ends right of the page width minus the margin."""
+        document = pypdfium2.PdfDocument(self.path)
+        beyond = []
+        for number, page in enumerate(document, start=1):
+            limit = page.get_width() - right_margin + 1   # a point of tolerance
+            text = page.get_textpage()
+            for index in range(text.count_chars()):
+                char = text.get_text_range(index, 1)
+                # pdfium adds line breaks of its own, with boxes that are not ink.
+                if not char.isspace() and text.get_charbox(index)[2] > limit:
+                    beyond.append(f"p. {number}: {char!r}")
+            text.close()
+        document.close()
+        return beyond
+
+    def footer(self, number: int) -> str:
+        """The text printed in the bottom margin of a page."""
+        document = pypdfium2.PdfDocument(self.path)
+        page = document[number - 1]
+        text = page.get_textpage()
+        found = text.get_text_bounded(0, 0, page.get_width(), 18 * MM).strip()
+        text.close()
+        document.close()
+        return found
+
+
+def write_png(pdf: Path, number: int, target: Path) -> None:
+    """Render a page of `pdf` to a PNG file (pypdfium2 renders, zlib writes the PNG)."""
+    document = pypdfium2.PdfDocument(pdf)
+    bitmap = document[number - 1].render(scale=1.5, rev_byteorder=True)   # RGB
+    width, height, stride = bitmap.width, bitmap.height, bitmap.stride
+    pixels = bytes(bitmap.buffer)
+    rows = b"".join(b"\0" + pixels[y * stride:y * stride + width * 3] for y in range(height))
+
+    def chunk(kind: bytes, data: bytes) -> bytes:
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(b"\x89PNG\r\n\x1a\n" +
+                       chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, 8, 2, 0, 0, 0)) +
+                       chunk(b"IDAT", zlib.compress(rows, 6)) + chunk(b"IEND", b""))
+    document.close()
+
+
+def right_margin() -> float:
+    return float(MARGINS["right"].removesuffix("mm")) * MM
+
+
+def check_contents_and_bookmarks(pdf: Pdf, chapters: list[tuple[str, list[str]]]) -> None:
+    """The contents list every chapter and section (« 1.2 Titre ») at the page where its
+    title is printed; the bookmarks are the chapters, each with its sections."""
+    contents = pdf.contents()
+    expected = [title for chapter, sections in chapters for title in (chapter, *sections)]
+    assert [entry for entry, _ in contents] == expected
+    after = 2
+    for entry, page in contents:
+        assert pdf.first_page_with_line(entry, after) == page, (entry, page)
+        after = page - 1
+    bookmarks = pdf.bookmarks()
+    assert [b.title for b in bookmarks] == [chapter for chapter, _ in chapters]
+    for bookmark, (chapter, sections) in zip(bookmarks, chapters):
+        assert bookmark.page == dict(contents)[chapter]
+        children = {child.title: child.page for child in bookmark.children}
+        for section in sections:
+            assert children.get(section) == dict(contents)[section], (section, children)
+
+
+# -- a small book, written on the fly -----------------------------------------------
+LONG_LINE = "valeurs = [" + ", ".join(str(n) for n in range(100, 190)) + "]"
+SECTION_ONE = md(DECLARE, """
+    # Première section
+    :label:`sec_one`
+
+    Voir la :numref:`sec_two` et l'équation :eqref:`eq_sum`, ou
+    [le site du projet](https://example.org/projet). La :numref:`sec_mxnet` n'existe
+    qu'en MXNet.
+
+    $$a + b = c$$
+    :eqlabel:`eq_sum`
+
+    ![Un schéma](../../img/schema.svg)
+    :label:`fig_schema`
+
+    :begin_tab:`pytorch`
+    Texte propre à PyTorch.
+    :end_tab:
+
+    :begin_tab:`mxnet`
+    Texte propre à MXNet.
+    :end_tab:
+    """, f"""
+    ```{{.python .input}}
+    %%tab pytorch
+    import torch
+    {LONG_LINE}
+    ```
+
+    ```{{.python .input}}
+    %%tab mxnet
+    from mxnet import np
+    ```
+    """)
+SECTION_TWO = md(DECLARE, """
+    # Deuxième section
+    :label:`sec_two`
+
+    ## Une partie
+
+    La :numref:`fig_schema` est dans la :numref:`sec_one`.
+
+    ```{.python .input}
+    %%tab all
+    print("commun")
+    ```
+    """)
+MXNET_ONLY = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'mxnet'"), """
+    # Seulement MXNet
+    :label:`sec_mxnet`
+
+    ```{.python .input}
+    from mxnet import np
+    ```
+    """)
+SCHEMA = ('<svg xmlns="http://www.w3.org/2000/svg" width="300" height="120">'
+          '<rect x="10" y="10" width="280" height="100" fill="#cde" stroke="#123"/>'
+          '<text x="150" y="65" text-anchor="middle" font-size="20">GPU</text></svg>')
+
+
+def executed(section, tab: str) -> nbformat.NotebookNode:
+    """The split notebook with what the execute stage adds: outputs and provenance."""
+    notebook = split_section(section, tab)
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cell.outputs = [nbformat.v4.new_output("stream", name="stdout",
+                                                   text=f"sortie {tab}\n")]
+    notebook.metadata["tabbook"]["provenance"] = {
+        "date": "2026-11-21T10:00:00+00:00", "framework": tab, "framework_version": "9.9",
+        "python": "3.11.7", "devices": "CPU", "cell_seconds": [0.1], "total_seconds": 0.1}
+    return notebook
+
+
+@pytest.fixture(scope="module")
+def small_pdf(tmp_path_factory) -> Pdf:
+    ensure_test_tools()
+    root = write_book(tmp_path_factory.mktemp("small"), {
+        "chap/index.md": "# Chapitre\n\n```toc\nsec\nother\nmxnet\n```\n",
+        "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO, "chap/mxnet.md": MXNET_ONLY})
+    (root / "img").mkdir()
+    (root / "img" / "schema.svg").write_text(SCHEMA)
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems, problems
+    layout = Layout(root)
+    for section in book.pages():
+        for tab in section.tabs:
+            path = layout.executed(tab, section)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(executed(section, tab), path)
+    numbers = number_book(book)
+    results = write_pdfs(book, config, numbers, ("pytorch",), layout,
+                         today=datetime.date(2026, 11, 1))
+    assert [r.path for r in results] == [root / "_build" / "pdf" / "test-book-pytorch.pdf"]
+    assert results[0].prints == 2   # numbers filled in once, then nothing moved
+    again = write_pdfs(book, config, numbers, ("pytorch",), layout)
+    assert again[0].prints == 0 and again[0].pages == results[0].pages   # kept
+    return Pdf(results[0].path)
+
+
+def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
+    assert small_pdf.lines[0] == ["Un livre de test", "Édition PyTorch",
+                                  "Version 1.0.0, 1er novembre 2026", "1"]
+    assert small_pdf.reader.metadata.title == "Un livre de test — PyTorch"
+    check_contents_and_bookmarks(small_pdf, [
+        ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
+    section = small_pdf.bookmarks()[1].children[1]
+    assert [child.title for child in section.children] == ["1.2.1 Une partie"]
+
+
+def test_only_the_tabs_code_prose_and_outputs(small_pdf):
+    text = "\n".join(small_pdf.texts)
+    assert "import torch" in text and "sortie pytorch" in text
+    assert "Texte propre à PyTorch." in _plain(text)
+    assert 'print("commun")' in text
+    for other in ("from mxnet", "sortie mxnet", "sortie tensorflow", "Texte propre à MXNet",
+                  "Seulement MXNet"):
+        assert other not in _plain(text)
+    assert "Code PyTorch exécuté le 21/11/2026" in _plain(text)
+
+
+def test_references_are_french_links_to_the_right_page(small_pdf):
+    contents = dict(small_pdf.contents())
+    page = contents["1.1 Première section"]
+    lines = " ".join(small_pdf.lines[page - 1])
+    assert "Voir la section 1.2 et l'équation (1.1)" in lines
+    assert "Figure 1.1 — Un schéma" in lines
+    links = small_pdf.links(page)
+    targets = {small_pdf.destinations[link["dest"]] for link in links if "dest" in link}
+    assert contents["1.2 Deuxième section"] in targets
+    assert {"uri": "https://example.org/projet"} in links
+    # A section the PDF leaves out: a link to it in the published HTML book.
+    assert "La section 1.3 n'existe qu'en MXNet." in lines
+    assert {"uri": "https://owner.github.io/book/chap/mxnet.html#sec_mxnet"} in links
+    two = contents["1.2 Deuxième section"]
+    assert {small_pdf.destinations[link["dest"]] for link in small_pdf.links(two)
+            if "dest" in link} == {page}   # figure 1.1 and section 1.1
+
+
+def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
+    assert small_pdf.characters_beyond(right_margin()) == []
+    code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
+    assert LONG_LINE.replace(" ", "") in code   # all of it, on several lines
+    assert small_pdf.raster_images() == 0
+    for number in range(1, len(small_pdf.texts) + 1):
+        assert small_pdf.footer(number) == str(number)
+
+
+def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
+    import tabbook.pdf
+
+    root = write_book(tmp_path, {"chap/sec.md": SECTION_TWO})
+    config = load_config(root)
+    book, _ = parse_book(config)
+    monkeypatch.setattr(tabbook.pdf, "CHROMIUM", tmp_path / "no-chromium")
+    with pytest.raises(PdfError, match=r"no-chromium is missing — install it"):
+        write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
+    assert not (root / "_build" / "pdf").exists()
+
+
+def test_french_dates():
+    assert french_date(datetime.date(2026, 12, 1)) == "1er décembre 2026"
+    assert french_date(datetime.date(2027, 8, 15)) == "15 août 2027"
+
+
+# -- this repository's book, PyTorch -------------------------------------------------
+@pytest.fixture(scope="module")
+def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
+    """`build.py pdf --tab pytorch`, then `build.py html --tab pytorch`, on a copy of the
+    repository with its executed notebooks."""
+    ensure_test_tools()
+    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
+    python = ("--python", f"pytorch={ensure_env(REPO, 'pytorch', with_d2l=True)}")
+    result = build(root, "pdf", "--tab", "pytorch", *python)
+    assert result.returncode == 0, result.stdout + result.stderr
+    path = root / "_build" / "pdf" / "gpu-dl-book-pytorch.pdf"
+    assert re.search(r"^pdf \[pytorch\]: \d+ pages, \d+ bookmarks, [\d.]+ MB \(printed "
+                     r"\d times", result.stdout, re.M), result.stdout
+    again = build(root, "pdf", "--tab", "pytorch", *python)
+    assert "pdf [pytorch]:" in again.stdout and "unchanged" in again.stdout
+    site = build(root, "html", "--tab", "pytorch", *python)
+    assert site.returncode == 0, site.stdout + site.stderr
+    return root, Pdf(path)
+
+
+def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
+    root, pdf = book_pdf
+    book, _ = parse_book(load_config(root))
+    numbers = number_book(book)
+
+    def title(section):
+        number = numbers.sections[section.name]
+        return _plain(f"{number} {section.title}" if number else section.title)
+    chapters = [(title(book.index), [])] + [
+        (title(chapter.index), [title(s) for s in chapter.sections if "pytorch" in s.tabs])
+        for chapter in book.chapters]
+    check_contents_and_bookmarks(pdf, chapters)
+    assert len(pdf.texts) >= 60
+    for number in (1, 2, len(pdf.texts) // 2, len(pdf.texts)):
+        assert pdf.footer(number) == str(number)
+
+
+def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
+    root, pdf = book_pdf
+    book, _ = parse_book(load_config(root))
+    # Code wraps and runs across pages: compare it without line breaks and page numbers.
+    ink = re.sub(r"\s", "", "".join(text.rstrip().removesuffix(str(number))
+                                   for number, text in enumerate(pdf.texts, start=1)))
+
+    def lines(tab: str) -> set[str]:
+        """Every line of the code cells of `tab`, without its spaces."""
+        return {re.sub(r"\s", "", line) for section in book.pages() if tab in section.tabs
+                for cell in code_cells(section, tab).values()
+                for line in cell.source.split("\n") if line.strip()}
+    pytorch = lines("pytorch")
+    # Text of every tab (prose, displayed code), where another tab's line may be quoted.
+    shared = re.sub(r"\s", "", "".join(cell.source for section in book.pages()
+                                       for cell in section.cells if cell.kind is not CellKind.CODE))
+    foreign = {line for line in lines("mxnet") | lines("tensorflow")
+               if len(line) > 12 and line not in shared and
+               not any(line in own for own in pytorch)}
+    assert len(pytorch) > 100 and len(foreign) > 20
+    assert [line for line in pytorch if line not in ink] == []
+    assert [line for line in foreign if line in ink] == []
+    assert "Code PyTorch exécuté le" in _plain("".join(pdf.texts))
+    assert pdf.characters_beyond(right_margin()) == []
+
+
+def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
+    root, pdf = book_pdf
+    book, _ = parse_book(load_config(root))
+    target = number_book(book).targets["fig_copyto"]
+    caption = f"Figure {target.number} —"
+    figure_page = next(n for n, lines in enumerate(pdf.lines, start=1)
+                       if any(line.startswith(caption) for line in lines))
+    assert pdf.destinations["fig_copyto"] == figure_page
+    referring = [link for number in range(3, len(pdf.texts) + 1)
+                 for link in pdf.links(number) if link.get("dest") == "fig_copyto"]
+    assert referring, "no link to the figure"
+    png_outputs = sum("image/png" in output.get("data", {}) and
+                      "image/svg+xml" not in output.get("data", {})
+                      for path in (root / "_build" / "eval" / "pytorch").rglob("*.ipynb")
+                      for cell in nbformat.read(path, as_version=4).cells
+                      for output in cell.get("outputs", []))
+    assert pdf.raster_images() <= png_outputs   # SVG figures and plots stay vectors
+    contents = dict(pdf.contents())
+    code_page = next(n for n in range(3, len(pdf.texts) + 1)
+                     if "class Module(" in pdf.texts[n - 1])
+    for number, name in ((1, "title"), (2, "contents"), (figure_page, "figure"),
+                         (code_page, "code"), (contents[pdf.contents()[1][0]], "chapter")):
+        write_png(pdf.path, number, PAGES / f"pytorch-{name}.png")
+        assert (PAGES / f"pytorch-{name}.png").stat().st_size > 10_000
+
+
+def test_the_html_book_offers_the_pdf(book_pdf):
+    root, pdf = book_pdf
+    site = root / "_build" / "html-pytorch"
+    offered = site / "pdf" / pdf.path.name
+    assert offered.read_bytes() == pdf.path.read_bytes()
+    index = (site / "index.html").read_text(encoding="utf-8")
+    assert f'href="pdf/{pdf.path.name}"' in index and "Télécharger le PDF (PyTorch)" in index
+    for page in pages_of(site):   # every link of the site resolves, the PDF's included
+        for _, _, value in parse_page(site / page).links:
+            if value.endswith(".pdf"):
+                assert ((site / page).parent / value).resolve() == offered.resolve()
