@@ -18,7 +18,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import DECLARE, REPO, copy_repository, md, write_book
+from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book
 from tabbook.config import load_config
 from tabbook.environments import ensure_env, ensure_test_tools
 from tabbook.layout import Layout
@@ -28,7 +28,7 @@ from tabbook.parse import parse_book
 from tabbook.pdf import MARGINS, PdfError, french_date, write_pdfs
 from tabbook.split import code_cells, split_section
 from test_cli import build
-from test_html import pages_of, parse_page
+from test_html import parse_page
 
 PAGES = REPO / "_build" / "pdf-pages"
 MM = 72 / 25.4   # PDF points per millimetre
@@ -440,7 +440,7 @@ def test_the_html_book_offers_the_pdf(book_pdf):
     assert offered.read_bytes() == pdf.path.read_bytes()
     index = (site / "index.html").read_text(encoding="utf-8")
     assert f'href="pdf/{pdf.path.name}"' in index and "Télécharger le PDF (PyTorch)" in index
-    for page in pages_of(site):   # every link of the site resolves, the PDF's included
+    for page in site_pages(site):   # every link of the site resolves, the PDF's included
         for _, _, value in parse_page(site / page).links:
             if value.endswith(".pdf"):
                 assert ((site / page).parent / value).resolve() == offered.resolve()
