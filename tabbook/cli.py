@@ -82,6 +82,14 @@ def _add_execution(parser: argparse.ArgumentParser) -> None:
                              "d2l and framework are unchanged (the GPU job)")
 
 
+SITE_TABS = "frameworks of the site (repeatable; default: all book tabs)"
+
+
+def _add_tabs(parser: argparse.ArgumentParser, help: str) -> None:
+    """--tab for the commands that always build every section (html, serve, pdf)."""
+    parser.add_argument("--tab", action="append", metavar="T", help=help)
+
+
 def _add_out(parser: argparse.ArgumentParser, what: str) -> None:
     parser.add_argument("--out", type=Path, metavar="DIR",
                         help=f"also copy {what} into DIR, replacing it (for publishing)")
@@ -133,8 +141,7 @@ def make_parser() -> argparse.ArgumentParser:
     html = commands.add_parser(
         "html", help="render the HTML book (runs eval and launch first); with one --tab, "
                      "a single-framework site in _build/html-<tab>")
-    html.add_argument("--tab", action="append", metavar="T",
-                      help="frameworks of the site (repeatable; default: all book tabs)")
+    _add_tabs(html, SITE_TABS)
     _add_execution(html)
     _add_out(html, "the site")
     # The site always holds every page: links must resolve.
@@ -144,16 +151,14 @@ def make_parser() -> argparse.ArgumentParser:
                       "and reload the open page (Ctrl-C stops)")
     serve.add_argument("--port", type=int, default=8000,
                        help="port on 127.0.0.1 (default: 8000; 0: any free port)")
-    serve.add_argument("--tab", action="append", metavar="T",
-                       help="frameworks of the site (repeatable; default: all book tabs)")
+    _add_tabs(serve, SITE_TABS)
     _add_kernels(serve)
     serve.set_defaults(func=command_serve, only=None, gpu_only=False, force=False,
                        require_gpu=False, freeze=False)
     pdf = commands.add_parser(
         "pdf", help="print each framework's book as a PDF, _build/pdf/<name>-<tab>.pdf "
                     "(runs eval first)")
-    pdf.add_argument("--tab", action="append", metavar="T",
-                     help="this framework's PDF only (repeatable; default: every book tab)")
+    _add_tabs(pdf, "this framework's PDF only (repeatable; default: every book tab)")
     _add_execution(pdf)
     # A PDF always holds the whole book: its contents and references must resolve.
     pdf.set_defaults(func=building(run_eval, run_pdf), only=None, gpu_only=False)
