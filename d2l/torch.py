@@ -18,12 +18,12 @@ d2l = sys.modules[__name__]
 
 
 # Defined in chapters/chapter_foundations/training-api.md
-ModelBase = nn.Module  # the framework's model class, base of d2l.Module
+ModelBase = nn.Module  # classe de modèle de la bibliothèque
 
 
 # Defined in chapters/chapter_foundations/training-api.md
 def add_to_class(Class):
-    """Register the decorated function as a method of `Class`."""
+    """Ajoute la fonction décorée comme méthode de `Class`."""
     def wrapper(function):
         setattr(Class, function.__name__, function)
         return function
@@ -32,7 +32,7 @@ def add_to_class(Class):
 
 # Defined in chapters/chapter_foundations/training-api.md
 class HyperParameters:
-    """Save the arguments of the calling __init__ as attributes."""
+    """Enregistre comme attributs les arguments du __init__ appelant."""
 
     def save_hyperparameters(self, ignore=()):
         frame = inspect.currentframe().f_back
@@ -46,7 +46,7 @@ class HyperParameters:
 
 # Defined in chapters/chapter_foundations/training-api.md
 class ProgressBoard(HyperParameters):
-    """Plot data points as they arrive, as an SVG figure in notebooks."""
+    """Trace les points à leur arrivée, en figure SVG dans un carnet."""
 
     def __init__(self, xlabel=None, ylabel=None, xlim=None, ylim=None,
                  xscale='linear', yscale='linear', ls=('-', '--', '-.', ':'),
@@ -57,7 +57,7 @@ class ProgressBoard(HyperParameters):
         self.data = collections.OrderedDict()
 
     def draw(self, x, y, label, every_n=1):
-        """Add (x, y) to the line `label`; plot the mean of every `every_n` points."""
+        """Ajoute (x, y) à `label` ; trace la moyenne de `every_n` points."""
         points = self.raw_points.setdefault(label, [])
         line = self.data.setdefault(label, [])
         points.append((x, y))
@@ -70,7 +70,7 @@ class ProgressBoard(HyperParameters):
             self.show()
 
     def render(self):
-        """Return the figure as SVG text."""
+        """Renvoie la figure sous forme de texte SVG."""
         figure = Figure(figsize=self.figsize)
         axes = figure.add_subplot()
         for (label, line), ls, color in zip(self.data.items(), self.ls * 4,
@@ -93,7 +93,7 @@ class ProgressBoard(HyperParameters):
         return svg.getvalue()
 
     def show(self):
-        """Replace the figure shown in the notebook (no-op outside IPython)."""
+        """Remplace la figure du carnet (ne fait rien hors d'IPython)."""
         try:
             from IPython import display, get_ipython
         except ImportError:
@@ -106,7 +106,7 @@ class ProgressBoard(HyperParameters):
 
 # Defined in chapters/chapter_foundations/training-api.md
 class Module(ModelBase, HyperParameters):
-    """The base class of models."""
+    """La classe de base des modèles."""
 
     def __init__(self, plot_train_per_epoch=2, plot_valid_per_epoch=1):
         super().__init__()
@@ -117,14 +117,14 @@ class Module(ModelBase, HyperParameters):
         raise NotImplementedError
 
     def forward(self, X):
-        assert hasattr(self, 'net'), 'the model has no network yet'
+        assert hasattr(self, 'net'), "le modèle n'a pas encore de réseau"
         return self.net(X)
 
     def plot(self, key, value, train):
-        """Plot a point of the curve `key` (training or validation)."""
-        assert hasattr(self, 'trainer'), 'the model is not attached to a Trainer'
+        """Trace un point de la courbe `key` (entraînement ou validation)."""
+        assert hasattr(self, 'trainer'), "le modèle n'a pas de Trainer"
         value = value.detach()
-        self.board.xlabel = 'epoch'
+        self.board.xlabel = 'époque'
         if train:
             x = self.trainer.train_batch_idx / self.trainer.num_train_batches
             n = self.trainer.num_train_batches / self.plot_train_per_epoch
@@ -149,7 +149,7 @@ class Module(ModelBase, HyperParameters):
 
 # Defined in chapters/chapter_foundations/training-api.md
 class DataModule(HyperParameters):
-    """The base class of data."""
+    """La classe de base des données."""
 
     def __init__(self, root='../data'):
         self.save_hyperparameters()
@@ -172,7 +172,7 @@ class DataModule(HyperParameters):
 
 # Defined in chapters/chapter_foundations/training-api.md
 class Trainer(HyperParameters):
-    """Train a model on data."""
+    """Entraîne un modèle sur des données."""
 
     # Added in chapters/chapter_gpu/use-gpu.md
     def __init__(self, max_epochs, num_gpus=0, gradient_clip_val=0):
@@ -232,13 +232,13 @@ class Trainer(HyperParameters):
 
 # Defined in chapters/chapter_foundations/training-api.md
 def to(x, device):
-    """Return `x` on `device` (a copy only if it lives elsewhere)."""
+    """Renvoie `x` sur `device` (une copie seulement s'il est ailleurs)."""
     return x.to(device)
 
 
 # Defined in chapters/chapter_foundations/training-api.md
 class SyntheticRegressionData(DataModule):
-    """Synthetic data for linear regression: y = Xw + b + noise."""
+    """Données synthétiques de régression linéaire : y = Xw + b + bruit."""
 
     def __init__(self, w, b, noise=0.01, num_train=1000, num_val=1000,
                  batch_size=32):
@@ -256,7 +256,7 @@ class SyntheticRegressionData(DataModule):
 
 # Defined in chapters/chapter_foundations/training-api.md
 class LinearRegression(Module):
-    """Linear regression with the framework's dense layer."""
+    """Régression linéaire avec la couche dense de la bibliothèque."""
 
     def __init__(self, lr):
         super().__init__()
@@ -270,31 +270,31 @@ class LinearRegression(Module):
         return torch.optim.SGD(self.parameters(), self.lr)
 
     def get_w_b(self):
-        """The learned weight and bias."""
+        """Le poids et le biais appris."""
         return self.net.weight.data, self.net.bias.data
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def cpu():
-    """Return the CPU device."""
+    """Renvoie le processeur."""
     return torch.device('cpu')
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def gpu(i=0):
-    """Return the i-th GPU device."""
+    """Renvoie le GPU numéro i."""
     return torch.device(f'cuda:{i}')
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def num_gpus():
-    """Return the number of visible GPUs."""
+    """Renvoie le nombre de GPU visibles."""
     return torch.cuda.device_count()
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def try_gpu(i=0):
-    """Return gpu(i) if it exists, otherwise cpu()."""
+    """Renvoie gpu(i) s'il existe, sinon cpu()."""
     if num_gpus() >= i + 1:
         return gpu(i)
     return cpu()
@@ -302,13 +302,13 @@ def try_gpu(i=0):
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def try_all_gpus():
-    """Return all GPUs, or [cpu()] if there is none."""
+    """Renvoie tous les GPU, ou [cpu()] s'il n'y en a aucun."""
     return [gpu(i) for i in range(num_gpus())] or [cpu()]
 
 
 # Defined in chapters/chapter_gpu/measure.md
 def synchronize():
-    """Wait until the devices the program used have finished their queued work."""
+    """Attend que les périphériques utilisés aient fini les calculs en file."""
     # CUDA jamais initialisé : aucun calcul n'a eu lieu sur une carte.
     if torch.cuda.is_initialized():
         for i in range(torch.cuda.device_count()):
@@ -320,7 +320,7 @@ def synchronize():
 
 # Defined in chapters/chapter_gpu/measure.md
 def benchmark(f, repeats=5, warmup=1):
-    """Median time of f() in seconds, after warm-up, devices synchronized."""
+    """Durée médiane de f() en secondes, après échauffement, synchronisée."""
     for _ in range(warmup):
         f()
     synchronize()
