@@ -31,7 +31,7 @@ POWER_SVG = "gpu-compute-power.svg"
 
 COLUMNS = ["model", "vendor", "segment", "year", "launch_price_usd", "price_kind",
            "fp32_tflops", "power_w", "memory_gb", "bandwidth_gbs", "source"]
-SEGMENTS = ("consumer", "datacenter")
+SEGMENTS = ("consumer", "workstation", "datacenter")
 PRICE_KINDS = ("msrp", "indicative")
 
 
@@ -39,7 +39,7 @@ PRICE_KINDS = ("msrp", "indicative")
 class Gpu:
     model: str
     vendor: str
-    segment: str                 # "consumer" or "datacenter"
+    segment: str                 # "consumer", "workstation" or "datacenter"
     year: int                    # launch year
     price_usd: Optional[float]   # launch price in US dollars, None when no reliable price
     price_kind: str              # "msrp" (maker's launch price), "indicative", "" (no price)
@@ -145,10 +145,12 @@ WIDTH, HEIGHT = 900, 640
 LEFT, RIGHT, TOP, BOTTOM = 78, 24, 58, 66          # margins around the plot area
 FONT = "Arial, Helvetica, 'Liberation Sans', 'DejaVu Sans', sans-serif"
 LABEL_SIZE = 11
-COLORS = {"consumer": "#0868ac", "datacenter": "#c2410c"}
+COLORS = {"consumer": "#0868ac", "workstation": "#6a3d9a", "datacenter": "#c2410c"}
 NAMES = {"consumer": "Cartes grand public",
+         "workstation": "Cartes pour station de travail",
          "datacenter": "Cartes pour centre de données"}
 PRICE_NAMES = {"consumer": "Cartes grand public (prix de lancement)",
+               "workstation": "Cartes pour station de travail (prix indicatif)",
                "datacenter": "Cartes pour centre de données (prix indicatif)"}
 NNBSP = "\u202f"   # French thousands separator
 
@@ -414,6 +416,9 @@ def marker_svg(segment: str, x: float, y: float) -> str:
     if segment == "consumer":
         return (f'<circle cx="{fmt(x)}" cy="{fmt(y)}" r="4.5" fill="{color}" '
                 f'stroke="#ffffff" stroke-width="1"/>')
+    if segment == "workstation":
+        return (f'<polygon points="{fmt(x)},{fmt(y - 6)} {fmt(x + 6)},{fmt(y)} {fmt(x)},{fmt(y + 6)} '
+                f'{fmt(x - 6)},{fmt(y)}" fill="{color}" stroke="#ffffff" stroke-width="1"/>')
     return (f'<rect x="{fmt(x - 4.5)}" y="{fmt(y - 4.5)}" width="9" height="9" fill="{color}" '
             f'stroke="#ffffff" stroke-width="1"/>')
 
@@ -438,7 +443,10 @@ def price_figure(gpus: list[Gpu]) -> str:
             f"{f['consumer_gflops_per_dollar_max']:.0f} GFLOPS par dollar, les générations récentes "
             "plus haut ; les cartes pour centre de données (carrés orange, "
             f"prix indicatifs) vont de {f['datacenter_gflops_per_dollar_min']:.0f} à "
-            f"{f['datacenter_gflops_per_dollar_max']:.0f} GFLOPS par dollar."),
+            f"{f['datacenter_gflops_per_dollar_max']:.0f} GFLOPS par dollar."
+            + "".join(f" La {g.model}, carte pour station de travail (losange violet, prix "
+                      f"indicatif), en donne {gflops_per_dollar(g):.0f}."
+                      for g in priced if g.segment == "workstation")),
         note=SOURCE_NOTE, names=PRICE_NAMES)
 
 
@@ -458,7 +466,10 @@ def power_figure(gpus: list[Gpu]) -> str:
             f"{f['newest_consumer_year']} de {f['consumer_newest_gflops_per_watt_min']:.0f} à "
             f"{f['consumer_newest_gflops_per_watt_max']:.0f} ; la "
             f"{f['best_gflops_per_watt_model']} atteint {f['best_gflops_per_watt']:.0f} "
-            "GFLOPS par watt."),
+            "GFLOPS par watt."
+            + "".join(f" La {g.model}, carte pour station de travail (losange violet), en "
+                      f"donne {gflops_per_watt(g):.0f}."
+                      for g in gpus if g.segment == "workstation")),
         note=SOURCE_NOTE)
 
 

@@ -129,8 +129,8 @@ def claims(figures, gpus) -> list[str]:
     newest = f["newest_consumer_year"]
     return [
         # Memory bandwidth
-        f"{fr(m['H100 PCIe'].bandwidth_gbs / 1000, 1)} To/s pour un H100 PCIe, "
-        f"{fr(m['H200 SXM'].bandwidth_gbs / 1000, 1)} To/s pour un H200, "
+        f"{fr(m['H100 PCIe'].bandwidth_gbs / 1000, 1)} To/s pour une H100 PCIe, "
+        f"{fr(m['H200 SXM'].bandwidth_gbs / 1000, 1)} To/s pour une H200, "
         f"{fr(m['MI300X'].bandwidth_gbs / 1000, 1)} To/s pour l'accélérateur MI300X",
         f"{fr(m['RTX 4090'].bandwidth_gbs / 1000, 1)} To/s pour une RTX 4090, "
         f"{fr(m['RTX 5090'].bandwidth_gbs / 1000, 1)} To/s pour une RTX 5090",
@@ -138,7 +138,7 @@ def claims(figures, gpus) -> list[str]:
         f"bande passante par {fr(f['bandwidth_growth_980ti_to_5090'])} seulement",
         f"environ {fr(f['flop_per_byte_5090'])} opérations par octet lu en mémoire, contre "
         f"{fr(f['flop_per_byte_980ti'])} pour la GeForce 980 Ti",
-        f"une RTX 4090 dépasse un H100 SXM en FP32 ordinaire ({fr(m['RTX 4090'].fp32_tflops)} "
+        f"une RTX 4090 dépasse une H100 SXM en FP32 ordinaire ({fr(m['RTX 4090'].fp32_tflops)} "
         f"TFLOPS contre {fr(m['H200 SXM'].fp32_tflops)})",   # H200 SXM: the H100 SXM's chip
         # Figure 1: compute and price
         f"la Titan RTX et ses {fr(m['Titan RTX'].memory_gb)} Go à "
@@ -154,7 +154,9 @@ def claims(figures, gpus) -> list[str]:
         f"{fr(f['newest_consumer_gflops_per_dollar_max'])} pour les cartes grand public de "
         f"{newest}",
         f"une RTX 5090 donne environ {fr(f['rtx5090_over_h100_per_dollar'])} fois plus de "
-        f"calcul FP32 par dollar qu'un H100 PCIe",
+        f"calcul FP32 par dollar qu'une H100 PCIe",
+        f"La RTX PRO 6000 se place entre les deux familles : environ "
+        f"{fr(figures.gflops_per_dollar(m['RTX PRO 6000 Blackwell']))} GFLOPS par dollar",
         # Figure 2: compute and power
         f"la carte grand public médiane de 2014-2015 fournissait "
         f"{fr(f['consumer_2015_median_gflops_per_watt'])} GFLOPS par watt, celle de {newest} en "
@@ -168,7 +170,7 @@ def claims(figures, gpus) -> list[str]:
         f"{fr(min(g.memory_gb for g in gpus if g.segment == 'datacenter'))} à "
         f"{fr(f['datacenter_max_memory_gb'])} Go dans nos données",
         f"{fr(f['consumer_max_memory_gb'])} Go au plus pour les cartes grand public du tableau, "
-        f"jusqu'à {fr(f['datacenter_max_memory_gb'])} Go pour le MI300X",
+        f"jusqu'à {fr(f['datacenter_max_memory_gb'])} Go pour la MI300X",
         # What to buy: launch prices and powers quoted in the tables
         f"RTX 5060 Ti 16 Go ({fr(m['RTX 5060 Ti 16GB'].price_usd)} dollars)",
         f"RTX 5070 Ti ({fr(m['RTX 5070 Ti'].price_usd)} dollars), "
