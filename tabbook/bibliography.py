@@ -22,13 +22,24 @@ class Entry:
     fields: dict[str, str]
 
     def text(self) -> str:
-        """« Authors (year). Title. Venue. »"""
-        authors = " ; ".join(a.strip() for a in self.fields.get("author", "").split(" and "))
-        venue = next((self.fields[f] for f in ("journal", "booktitle", "publisher", "howpublished")
-                      if f in self.fields), "")
+        """« Authors (year). Title. Venue, volume(number), pages. »"""
+        names = [_first_last(a) for a in self.fields.get("author", "").split(" and ") if a.strip()]
+        authors = ", ".join(names[:-1]) + " et " + names[-1] if len(names) > 1 else "".join(names)
+        venue = ", ".join(filter(None, [
+            next((self.fields[f] for f in ("journal", "booktitle", "publisher", "howpublished")
+                  if f in self.fields), ""),
+            self.fields.get("volume", "") + (f"({self.fields['number']})"
+                                             if "number" in self.fields else ""),
+            self.fields.get("pages", "").replace("--", "–")]))
         parts = [f"{authors} ({self.fields.get('year', 's. d.')})".strip(),
                  self.fields.get("title", ""), venue]
         return ". ".join(p for p in parts if p) + "."
+
+
+def _first_last(name: str) -> str:
+    """BibTeX's « Last, First » as « First Last »."""
+    last, comma, first = name.strip().partition(",")
+    return f"{first.strip()} {last.strip()}" if comma else last.strip()
 
 
 def _value(text: str, start: int) -> tuple[str, int]:

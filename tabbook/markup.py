@@ -119,7 +119,7 @@ def _citation(content: str, ctx: PageContext) -> str:
 def _bibliography(ctx: PageContext) -> str:
     """The works cited in the book whose entries this page's .bib file holds."""
     items = "".join(f'<li id="bib-{_slug(key)}"><span class="bibkey">[{html.escape(key)}]</span> '
-                    f'{html.escape(entry.text())}</li>'
+                    f'{html.escape(french(entry.text()))}</li>'
                     for key, (page, entry) in ctx.numbers.works.items() if page == ctx.page)
     return f'<ol class="bibliography">{items}</ol>'
 

@@ -246,7 +246,7 @@ def test_a_d2lbook_book_executes_and_renders(tmp_path):
     assert '<a class="citation" href="../chapter_references/zreferences.html#bib-knuth-1984">' \
            'Knuth.1984</a>' in page
     references = (site / "chapter_references" / "zreferences.html").read_text()
-    assert 'id="bib-knuth-1984"' in references and "Knuth, Donald E. (1984). The TeXbook" \
+    assert 'id="bib-knuth-1984"' in references and "Donald E. Knuth (1984). The TeXbook" \
         in references
     index = (site / "index.html").read_text()
     assert "Mini livre" in index
