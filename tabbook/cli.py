@@ -474,7 +474,7 @@ def run_eval(build: Build) -> int:
         doubtful = {(row.section, row.framework) for row in report.doubtful}
         kept = [e for e in executions if not (
             options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)]
-        console.frozen(freeze(build.layout, kept, plan.libraries, plan.versions), build.layout)
+        console.frozen(freeze(build.layout, kept), build.layout)
     console.evaluated(executions, build.selection.tabs, report, options.require_gpu,
                       build.layout.shown(markdown), time.monotonic() - started)
     return 1 if report.failed or (options.require_gpu and report.doubtful) else 0
@@ -536,10 +536,6 @@ class EvalPlan:
     """The notebooks to run (the cached ones are written already), longest first."""
     skipped: list[Task]
     """GPU sections of frameworks blind to the GPUs (with --require-gpu)."""
-    libraries: dict[str, str]
-    """Each tab's d2l file, as the keys saw it."""
-    versions: dict[str, str]
-    """Each tab's framework version."""
 
 
 def plan_eval(build: Build, tasks: list[Task], runtimes: dict[str, Runtime], gpus: list[Gpu],
@@ -557,7 +553,7 @@ def plan_eval(build: Build, tasks: list[Task], runtimes: dict[str, Runtime], gpu
     executor = Executor(build.layout, runtimes, gpus, options.jobs, build.config.execute.timeout,
                         options.force, log=build.console.say, colour=build.console.live)
     queue = executor.plan([t for t in others if t not in skipped], libraries)
-    return EvalPlan(executor, tasks, frozen, queue, skipped, libraries, versions)
+    return EvalPlan(executor, tasks, frozen, queue, skipped)
 
 
 def execute(plan: EvalPlan) -> list[Execution]:

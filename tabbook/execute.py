@@ -44,6 +44,8 @@ class Task:
     tab: str
     notebook: nbformat.NotebookNode
     key: str = ""
+    frozen_key: str = ""
+    """The key of its outputs in the frozen store (see frozen.py), set when planning."""
     estimate: float = 0.0
     """Seconds of the last run, to start the longest notebooks first."""
     frozen_note: dict | None = None

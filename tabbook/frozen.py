@@ -88,14 +88,14 @@ def use_frozen(layout: Layout, tasks: list[Task], libraries: dict[str, str],
     served, others = [], []
     for task in tasks:
         frozen = read_frozen(layout, task)
-        key = frozen_key(task, libraries[task.tab], versions[task.tab])
-        if frozen is not None and frozen.key == key and not force:
+        task.frozen_key = frozen_key(task, libraries[task.tab], versions[task.tab])
+        if frozen is not None and frozen.key == task.frozen_key and not force:
             task.frozen_note = {"status": "used", "path": layout.shown(
                 layout.frozen(task.tab, task.section))}
             write_executed(layout, task, frozen.record)
             served.append(Execution(task, "frozen", frozen.record["seconds"]))
             continue
-        if frozen is not None and frozen.key != key:
+        if frozen is not None and frozen.key != task.frozen_key:
             task.frozen_note = {"status": "stale", "provenance": frozen.provenance}
         others.append(task)
     return served, others
@@ -109,10 +109,10 @@ class FreezeResult:
     """Frozen sections that declare #gpus(N) but computed on the CPU."""
 
 
-def freeze(layout: Layout, executions: list[Execution], libraries: dict[str, str],
-           versions: dict[str, str]) -> FreezeResult:
+def freeze(layout: Layout, executions: list[Execution]) -> FreezeResult:
     """Write the executed notebook of every successful execution that ran code into
-    ``frozen/``, with its key; the failed ones keep their previous frozen notebook."""
+    ``frozen/``, with the key `use_frozen` gave its task; the failed ones keep their
+    previous frozen notebook."""
     result = FreezeResult([], [], [])
     for execution in executions:
         task = execution.task
@@ -125,7 +125,7 @@ def freeze(layout: Layout, executions: list[Execution], libraries: dict[str, str
             continue   # prose only: nothing to freeze
         metadata = notebook.metadata[METADATA_KEY]
         metadata.pop("frozen", None)
-        metadata[KEY] = frozen_key(task, libraries[task.tab], versions[task.tab])
+        metadata[KEY] = task.frozen_key
         target = layout.frozen(task.tab, task.section)
         (result.written if write_notebook_if_changed(target, notebook)
          else result.unchanged).append(target)

@@ -62,6 +62,18 @@ def copy_repository(target: Path, executed: bool = False) -> Path:
             shutil.copy(source, target / part)
     return target
 
+def with_build_system(root: Path) -> Path:
+    """Put this repository's build system beside a book in `root`, with a one-line
+    d2l stub per framework (a book that saves nothing in d2l)."""
+    shutil.copy(REPO / "build.py", root)
+    shutil.copytree(REPO / "tabbook", root / "tabbook",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "d2l").mkdir()
+    for name in ("torch", "mxnet", "tensorflow"):
+        (root / "d2l" / f"{name}.py").write_text(f"# {name} library\n")
+    return root
+
+
 CONFIG = """\
 [project]
 name = test-book

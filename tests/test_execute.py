@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 import signal
 import subprocess
 import sys
@@ -13,7 +12,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, REPO, md, pinned_version, write_book
+from conftest import CONFIG, REPO, md, pinned_version, with_build_system, write_book
 from tabbook.environments import ensure_env
 
 SECTION = "chapters/chap/sec.md"
@@ -38,12 +37,7 @@ def section_text(torch_code: str = "x = 6 * 7\nprint(x)", prose: str = "Du texte
 @pytest.fixture
 def project(tmp_path, pythons):
     """A small book with the build system beside it; returns a runner of build.py."""
-    shutil.copy(REPO / "build.py", tmp_path)
-    shutil.copytree(REPO / "tabbook", tmp_path / "tabbook",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "d2l").mkdir()
-    for name in ("torch", "mxnet", "tensorflow"):
-        (tmp_path / "d2l" / f"{name}.py").write_text(f"# {name} library\n")
+    with_build_system(tmp_path)
     write_book(tmp_path, {"chap/sec.md": section_text()},
                CONFIG.replace("[launch]", "[execute]\ntimeout = 20\n\n[launch]"))
     options = [f"--python={tab}={python}" for tab, python in pythons.items()]

@@ -6,7 +6,6 @@ import fcntl
 import os
 import queue
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -19,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONFIG, REPO, md, write_book
+from conftest import CONFIG, REPO, md, with_build_system, write_book
 from tabbook.environments import ensure_env
 from test_execute import alive, kernels_of
 from test_html import Visitor, chromium, visitor  # noqa: F401 (fixtures)
@@ -57,12 +56,7 @@ def pythons() -> list[str]:
 
 def make_project(root: Path) -> Path:
     """A small book with the build system beside it (a d2l stub per framework)."""
-    shutil.copy(REPO / "build.py", root)
-    shutil.copytree(REPO / "tabbook", root / "tabbook",
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "d2l").mkdir()
-    for name in ("torch", "mxnet", "tensorflow"):
-        (root / "d2l" / f"{name}.py").write_text(f"# {name} library\n")
+    with_build_system(root)
     config = CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = " + ", ".join(TABS)) \
         .replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", "")
     return write_book(root, {"chap/sec.md": section_text()},
