@@ -11,6 +11,7 @@ import numpy as np
 import torch
 from torch import nn
 from matplotlib.figure import Figure
+import numpy as onp  # NumPy, sous le même nom pour les trois bibliothèques
 import statistics
 import time
 
@@ -45,6 +46,26 @@ class HyperParameters:
 
 
 # Defined in chapters/chapter_foundations/training-api.md
+def show_figure(figure, replace=False):
+    """Affiche une figure Matplotlib en SVG dans le carnet.
+
+    Avec `replace=True`, elle remplace la figure déjà affichée par la cellule.
+    """
+    try:
+        from IPython import display, get_ipython
+    except ImportError:
+        return
+    if get_ipython() is None:
+        return
+    figure.tight_layout()
+    svg = io.StringIO()
+    figure.savefig(svg, format='svg')
+    if replace:
+        display.clear_output(wait=True)
+    display.display(display.SVG(svg.getvalue()))
+
+
+# Defined in chapters/chapter_foundations/training-api.md
 class ProgressBoard(HyperParameters):
     """Trace les points à leur arrivée, en figure SVG dans un carnet."""
 
@@ -69,8 +90,8 @@ class ProgressBoard(HyperParameters):
         if self.display:
             self.show()
 
-    def render(self):
-        """Renvoie la figure sous forme de texte SVG."""
+    def figure(self):
+        """Renvoie la figure Matplotlib des courbes."""
         figure = Figure(figsize=self.figsize)
         axes = figure.add_subplot()
         for (label, line), ls, color in zip(self.data.items(), self.ls * 4,
@@ -87,21 +108,11 @@ class ProgressBoard(HyperParameters):
         if self.ylabel:
             axes.set_ylabel(self.ylabel)
         axes.legend()
-        figure.tight_layout()
-        svg = io.StringIO()
-        figure.savefig(svg, format='svg')
-        return svg.getvalue()
+        return figure
 
     def show(self):
         """Remplace la figure du carnet (ne fait rien hors d'IPython)."""
-        try:
-            from IPython import display, get_ipython
-        except ImportError:
-            return
-        if get_ipython() is None:
-            return
-        display.clear_output(wait=True)
-        display.display(display.SVG(self.render()))
+        show_figure(self.figure(), replace=True)
 
 
 # Defined in chapters/chapter_foundations/training-api.md
@@ -272,6 +283,95 @@ class LinearRegression(Module):
     def get_w_b(self):
         """Le poids et le biais appris."""
         return self.net.weight.data, self.net.bias.data
+
+
+# Defined in chapters/chapter_foundations/cnn.md
+SHAPE_NAMES = ['disque', 'anneau', 'carré', 'cadre', 'croix', 'croix en X',
+               'losange', 'barre horizontale', 'barre verticale', 'triangle']
+
+
+# Defined in chapters/chapter_foundations/cnn.md
+class Shapes(d2l.DataModule):
+    """Images de formes géométriques bruitées, générées sans téléchargement."""
+
+    def __init__(self, batch_size=64, num_train=4000, num_val=1000, size=28,
+                 noise=0.25, seed=0):
+        super().__init__()
+        self.save_hyperparameters()
+        images, labels = shape_images(num_train + num_val, size, noise, seed)
+        self.X = torch.from_numpy(images[:, None])
+        self.y = torch.from_numpy(labels)
+
+    def get_dataloader(self, train):
+        i = slice(0, self.num_train) if train else slice(self.num_train, None)
+        return self.get_tensorloader((self.X, self.y), train, i)
+
+    def text_labels(self, indices):
+        """Les noms des classes de numéros `indices`."""
+        return [SHAPE_NAMES[int(i)] for i in indices]
+
+
+# Defined in chapters/chapter_foundations/cnn.md
+def show_images(images, num_rows, num_cols, titles=None, scale=1.3):
+    """Affiche une grille d'images en niveaux de gris."""
+    figure = Figure(figsize=(num_cols * scale, num_rows * scale))
+    for i, image in enumerate(images[:num_rows * num_cols]):
+        axes = figure.add_subplot(num_rows, num_cols, i + 1)
+        axes.imshow(image, cmap='gray')
+        axes.set_axis_off()
+        if titles:
+            axes.set_title(titles[i], fontsize=8)
+    d2l.show_figure(figure)
+
+
+# Defined in chapters/chapter_foundations/cnn.md
+class Classifier(d2l.Module):
+    """La classe de base des modèles de classification."""
+
+    def validation_step(self, batch):
+        Y_hat = self(*batch[:-1])
+        self.plot('loss', self.loss(Y_hat, batch[-1]), train=False)
+        self.plot('acc', self.accuracy(Y_hat, batch[-1]), train=False)
+
+    def accuracy(self, Y_hat, Y):
+        """Part des exemples dont le score le plus haut est la bonne classe."""
+        return (Y_hat.argmax(dim=1) == Y).float().mean()
+
+    def loss(self, Y_hat, Y):
+        return nn.functional.cross_entropy(Y_hat, Y)
+
+    def configure_optimizers(self):
+        return torch.optim.SGD(self.parameters(), self.lr)
+
+    def evaluate(self, dataloader):
+        """Précision du modèle sur tous les exemples de `dataloader`."""
+        self.eval()
+        correct, total = 0.0, 0
+        for batch in dataloader:
+            if hasattr(self, 'trainer'):
+                batch = self.trainer.prepare_batch(batch)
+            with torch.no_grad():
+                Y_hat = self(*batch[:-1])
+            correct += float(self.accuracy(Y_hat, batch[-1])) * len(batch[-1])
+            total += len(batch[-1])
+        return correct / total
+
+
+# Defined in chapters/chapter_foundations/cnn.md
+class LeNet(Classifier):
+    """Un réseau convolutif de type LeNet-5 (ReLU, max pooling)."""
+
+    def __init__(self, lr=0.1, num_classes=10):
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = nn.Sequential(
+            nn.LazyConv2d(6, kernel_size=5, padding=2), nn.ReLU(),
+            nn.MaxPool2d(kernel_size=2),
+            nn.LazyConv2d(16, kernel_size=5), nn.ReLU(),
+            nn.MaxPool2d(kernel_size=2), nn.Flatten(),
+            nn.LazyLinear(120), nn.ReLU(),
+            nn.LazyLinear(84), nn.ReLU(),
+            nn.LazyLinear(num_classes))
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md

@@ -306,8 +306,14 @@ class Executor:
                      + execution.message)
 
     def _environment(self, granted: list[int]) -> dict[str, str]:
-        """A kernel's environment: this process's, the build's Jupyter folders, its GPUs."""
+        """A kernel's environment: this process's, the build's Jupyter folders, its share
+        of the cores, its GPUs."""
         env = {**os.environ, **jupyter_environment(self.layout)}
+        if self.jobs > 1 and "OMP_NUM_THREADS" not in os.environ:
+            # Kernels side by side share the cores. Each framework would start a thread
+            # per core, and oversubscribed OpenMP threads spin: 2.7x slower on 2 cores.
+            threads = str(max(1, (os.cpu_count() or 1) // self.jobs))
+            env.update(OMP_NUM_THREADS=threads, TF_NUM_INTRAOP_THREADS=threads)
         if self.gpus:
             env["CUDA_VISIBLE_DEVICES"] = ",".join(str(i) for i in granted)
         return env
