@@ -294,6 +294,37 @@ SHAPE_NAMES = ['disque', 'anneau', 'carré', 'cadre', 'croix', 'croix en X',
 
 
 # Defined in chapters/chapter_foundations/cnn.md
+def shape_images(n, size=28, noise=0.25, seed=0):
+    """`n` images bruitées de formes géométriques et leurs classes (NumPy)."""
+    rng = onp.random.default_rng(seed)
+    labels = rng.integers(0, len(SHAPE_NAMES), n)
+    radius = rng.uniform(0.25, 0.4, (n, 1, 1)) * size
+    # Centre tiré pour que la forme reste entière dans l'image
+    center_x, center_y = (size / 2 - 0.5 + rng.uniform(-1, 1, (2, n, 1, 1))
+                          * (size / 2 - radius))
+    pixels = onp.arange(size)
+    dx = (pixels[None, None, :] - center_x) / radius
+    dy = (pixels[None, :, None] - center_y) / radius
+    ax, ay = onp.abs(dx), onp.abs(dy)
+    round_, square = onp.hypot(dx, dy), onp.maximum(ax, ay)
+    masks = onp.stack([
+        round_ <= 1,                                    # disque
+        (round_ <= 1) & (round_ >= 0.6),                # anneau
+        square <= 1,                                    # carré
+        (square <= 1) & (square >= 0.65),               # cadre
+        ((ax <= 0.25) | (ay <= 0.25)) & (square <= 1),  # croix
+        (onp.abs(ax - ay) <= 0.3) & (square <= 1),      # croix en X
+        ax + ay <= 1,                                   # losange
+        (ay <= 0.3) & (ax <= 1),                        # barre horizontale
+        (ax <= 0.3) & (ay <= 1),                        # barre verticale
+        (dy <= 1) & (ax <= (dy + 1) / 2),               # triangle
+    ])
+    images = masks[labels, onp.arange(n)].astype(onp.float32)
+    images += rng.normal(0, noise, images.shape).astype(onp.float32)
+    return images, labels
+
+
+# Defined in chapters/chapter_foundations/cnn.md
 class Shapes(d2l.DataModule):
     """Images de formes géométriques bruitées, générées sans téléchargement."""
 
