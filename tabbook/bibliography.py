@@ -21,6 +21,13 @@ class Entry:
     kind: str
     fields: dict[str, str]
 
+    def label(self) -> str:
+        """How the text cites it, author and year: « Knuth, 1984 », « Patarasuk et Yuan,
+        2009 », « Goyal et al., 2017 »."""
+        lasts = [_last(a) for a in self.fields.get("author", "").split(" and ") if a.strip()]
+        who = (" et ".join(lasts) if len(lasts) <= 2 else f"{lasts[0]} et al.") or self.key
+        return f"{who}, {self.fields.get('year', 's. d.')}"
+
     def text(self) -> str:
         """« Authors (year). Title. Venue, volume(number), pages. »"""
         names = [_first_last(a) for a in self.fields.get("author", "").split(" and ") if a.strip()]
@@ -34,6 +41,12 @@ class Entry:
         parts = [f"{authors} ({self.fields.get('year', 's. d.')})".strip(),
                  self.fields.get("title", ""), venue]
         return ". ".join(p for p in parts if p) + "."
+
+
+def _last(name: str) -> str:
+    """The family name of a BibTeX « Last, First » or « First Last »."""
+    last, comma, _ = name.strip().partition(",")
+    return last.strip() if comma else last.strip().split()[-1]
 
 
 def _first_last(name: str) -> str:

@@ -105,27 +105,32 @@ def _slug(text: str) -> str:
 
 
 def _citation(content: str, ctx: PageContext) -> str:
-    """:cite:`a,b` -> [a, b], each key a link to its entry in the bibliography's page."""
+    """:cite:`a,b` -> (Author, year ; Author, year), each a link to its entry in the
+    bibliography's page (author-year, as d2lbook's HTML shows them)."""
     links = []
     for key in citation_keys(content):
         if key in ctx.numbers.works:
             url = ctx.url(ctx.numbers.works[key][0], "bib-" + _slug(key))
-            links.append(f'<a class="citation" href="{html.escape(url)}">{html.escape(key)}</a>')
+            label = ctx.numbers.works[key][1].label()
+            links.append(f'<a class="citation" href="{html.escape(url)}">'
+                         f'{html.escape(french(label))}</a>')
         else:   # the checks warned about it
             links.append(html.escape(key))
-    return f"[{', '.join(links)}]"
+    return f"({' ; '.join(links)})"
 
 
 def _bibliography(ctx: PageContext) -> str:
-    """The works cited in the book whose entries this page's .bib file holds."""
-    items = "".join(f'<li id="bib-{_slug(key)}"><span class="bibkey">[{html.escape(key)}]</span> '
-                    f'{html.escape(french(entry.text()))}</li>'
-                    for key, (page, entry) in ctx.numbers.works.items() if page == ctx.page)
+    """The works cited in the book whose entries this page's .bib file holds, in the
+    alphabetical order of their labels."""
+    works = sorted(((key, entry) for key, (page, entry) in ctx.numbers.works.items()
+                    if page == ctx.page), key=lambda work: work[1].label().casefold())
+    items = "".join(f'<li id="bib-{_slug(key)}">{html.escape(french(entry.text()))}</li>'
+                    for key, entry in works)
     return f'<ol class="bibliography">{items}</ol>'
 
 
 def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> [a, b], a :label:
+    """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> (Author, year), a :label:
     in the text -> an anchor."""
     meta, ctx = tokens[index].meta, env["ctx"]
     if meta["role"] == "cite":

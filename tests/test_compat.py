@@ -244,7 +244,7 @@ def test_a_d2lbook_book_executes_and_renders(tmp_path):
     page = (site / "chapter_basics" / "basics.html").read_text()
     assert "pytorch 42 8" in page and "Sphinx seulement" not in page
     assert '<a class="citation" href="../chapter_references/zreferences.html#bib-knuth-1984">' \
-           'Knuth.1984</a>' in page
+           'Knuth, 1984</a>' in page
     references = (site / "chapter_references" / "zreferences.html").read_text()
     assert 'id="bib-knuth-1984"' in references and "Donald E. Knuth (1984). The TeXbook" \
         in references

@@ -6,6 +6,7 @@ import base64
 import nbformat
 
 from conftest import write_book
+from tabbook.bibliography import read_bibliography
 from tabbook.config import load_config
 from tabbook.markup import PageContext, render_prose
 from tabbook.numbering import number_book
@@ -103,3 +104,16 @@ def test_ids_from_labels_are_escaped(tmp_path):
     for escaped in ("a&quot;&lt;b", "c&quot;&lt;d", "e&quot;&lt;f"):
         assert f'id="{escaped}"' in html
     assert '"<' not in html
+
+
+def test_citations_read_author_and_year(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("""
+@book{Knuth.1984, author = {Knuth, Donald E.}, title = {The TeXbook}, year = {1984}}
+@article{Patarasuk.Yuan.2009, author = {Pitch Patarasuk and Yuan, Xin}, title = {T}, year = {2009}}
+@misc{Goyal.ea.2017, author = {Goyal, Priya and Dollár, Piotr and He, Kaiming}, year = {2017}}
+@misc{Anonymous, title = {Sans auteur}}
+""", encoding="utf-8")
+    labels = {key: entry.label() for key, entry in read_bibliography(bib).items()}
+    assert labels == {"Knuth.1984": "Knuth, 1984", "Patarasuk.Yuan.2009": "Patarasuk et Yuan, 2009",
+                      "Goyal.ea.2017": "Goyal et al., 2017", "Anonymous": "Anonymous, s. d."}
