@@ -279,3 +279,19 @@ def test_on_a_gpu_machine_a_framework_blind_to_it_is_caught(project, tmp_path_fa
     assert row["used_devices"] == ["cpu"] and row["output_devices"] == ["cpu"]   # ...unused
     assert row["verdict"] == "framework sees no GPU"
     assert "| chap/sec | pytorch | ran |" in (project.root / "_build/eval/report.md").read_text()
+
+
+def test_kernels_side_by_side_share_the_cores(tmp_path, monkeypatch):
+    """Each of N kernels gets cores/N threads; a thread count the user set is kept."""
+    from tabbook.execute import Executor
+    from tabbook.layout import Layout
+
+    monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
+    monkeypatch.setattr(os, "cpu_count", lambda: 8)
+    layout = Layout(tmp_path)
+    alone = Executor(layout, {}, [], jobs=1, timeout=10)._environment([])
+    shared = Executor(layout, {}, [], jobs=2, timeout=10)._environment([])
+    assert "OMP_NUM_THREADS" not in alone
+    assert shared["OMP_NUM_THREADS"] == shared["TF_NUM_INTRAOP_THREADS"] == "4"
+    monkeypatch.setenv("OMP_NUM_THREADS", "3")
+    assert Executor(layout, {}, [], jobs=2, timeout=10)._environment([])["OMP_NUM_THREADS"] == "3"
