@@ -95,6 +95,20 @@ def read_bibliography(path: Path) -> dict[str, Entry]:
     return entries
 
 
+def unclosed_entries(path: Path) -> list[tuple[int, str]]:
+    """(line, key) of each entry whose braces are still open where the next entry, or the
+    file, begins: BibTeX would read the next entry into it."""
+    text = path.read_text(encoding="utf-8", errors="replace")
+    starts = list(ENTRY_START.finditer(text))
+    unclosed = []
+    for match, following in zip(starts, starts[1:] + [None]):
+        end = following.start() if following else len(text)
+        body = text[text.index("{", match.start()):end]
+        if body.count("{") > body.count("}"):
+            unclosed.append((text.count("\n", 0, match.start()) + 1, match.group(2)))
+    return unclosed
+
+
 def entries_by_page(root: Path, sections: list[Section]) -> dict[str, tuple[str, Entry]]:
     """Key -> (name of the page whose ``:bibliography:`` file holds it, the entry), for
     every bibliography of `sections` that exists (a missing one is a check error)."""

@@ -5,10 +5,11 @@ wrong and how to fix it. The stage only reads the model.
 """
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from pathlib import Path
 
-from .bibliography import entries_by_page
+from .bibliography import entries_by_page, unclosed_entries
 from .config import Config
 from .model import ALL_TABS, Book, Cell, CellKind, Problem, Section
 from .pycode import Analysis, analyse, compile_issue, saved_definitions, unsaved_rest
@@ -152,6 +153,11 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
             problems.append(Problem(section.display_path, section.bibliography.line,
                                     f"bibliography not found: {section.bibliography.path}",
                                     "fix the path (relative to this .md file)"))
+        elif section.bibliography:
+            shown = os.path.normpath(Path(section.display_path).parent / section.bibliography.path)
+            problems += [Problem(shown, line, f"the entry {key!r} is not closed: the next "
+                                 "entry is read into it", "add its closing brace", warning=True)
+                         for line, key in unclosed_entries(base / section.bibliography.path)]
         for image in section.images:
             if image.path.startswith(EXTERNAL):
                 continue

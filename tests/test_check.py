@@ -163,6 +163,12 @@ CATALOGUE = [
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\nimport torch\n```", "# Titre")},
      [f"{S}:4: code in the tab declaration cell is never run — move it to a cell of its own"]),
+    ("unclosed bibliography entry",
+     {"chap/sec.md": md("# Titre", "Voir :cite:`A.2020`.", ":bibliography:`refs.bib`"),
+      "chap/refs.bib": "@book{A.2020,\n  title = {A},\n  year = {2020}\n\n"
+                       "@book{B.2021,\n  title = {B}\n}\n"},
+     ["chapters/chap/refs.bib:1: warning: the entry 'A.2020' is not closed: the next entry "
+      "is read into it — add its closing brace"]),
     ("bad #gpus",
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\n#gpus(two)\n```", "# Titre")},
