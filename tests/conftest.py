@@ -145,6 +145,24 @@ def write_book(root: Path, files: dict[str, str | bytes], config: str = CONFIG) 
     return root
 
 
+def write_executed(root: Path, notebook_for) -> tuple:
+    """Parse the book in `root` and write `notebook_for(section, tab)` as every section's
+    executed notebook, as eval would; (config, book, layout), for the stages that read them."""
+    import nbformat
+    from tabbook.layout import Layout
+
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems, problems
+    layout = Layout(root)
+    for section in book.pages():
+        for tab in section.tabs:
+            path = layout.executed(tab, section)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            nbformat.write(notebook_for(section, tab), path)
+    return config, book, layout
+
+
 def md(*parts: str) -> str:
     """Join dedented Markdown parts with blank lines between them."""
     return "\n".join(textwrap.dedent(part).strip("\n") + "\n" for part in parts)

@@ -17,11 +17,10 @@ from urllib.parse import unquote, urljoin, urlsplit
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book
+from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book, write_executed
 from tabbook.config import load_config
 from tabbook.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
 from tabbook.launch import launch_links
-from tabbook.layout import Layout
 from tabbook.numbering import number_book
 from tabbook.parse import parse_book
 from tabbook.render import render_site
@@ -329,15 +328,7 @@ from mxnet import np
 def render_unexecuted(root: Path) -> Path:
     """Render the book in `root` from its split, unexecuted notebooks; its site folder."""
     shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
-    config = load_config(root)
-    book_model, problems = parse_book(config)
-    assert not problems
-    layout = Layout(root)
-    for section in book_model.pages():
-        for tab in section.tabs:
-            path = layout.executed(tab, section)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(split_section(section, tab), path)
+    config, book_model, layout = write_executed(root, split_section)
     return render_site(book_model, config, number_book(book_model), config.build.tabs,
                        layout).folder
 

@@ -19,7 +19,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book
+from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book, write_executed
 from tabbook.config import load_config
 from tabbook.environments import ensure_env, ensure_test_tools
 from tabbook.layout import Layout
@@ -263,15 +263,7 @@ def small_pdf(tmp_path_factory) -> Pdf:
         "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO, "chap/mxnet.md": MXNET_ONLY})
     (root / "img").mkdir()
     (root / "img" / "schema.svg").write_text(SCHEMA)
-    config = load_config(root)
-    book, problems = parse_book(config)
-    assert not problems, problems
-    layout = Layout(root)
-    for section in book.pages():
-        for tab in section.tabs:
-            path = layout.executed(tab, section)
-            path.parent.mkdir(parents=True, exist_ok=True)
-            nbformat.write(executed(section, tab), path)
+    config, book, layout = write_executed(root, executed)
     numbers = number_book(book)
     results = write_pdfs(book, config, numbers, ("pytorch",), layout,
                          today=datetime.date(2026, 11, 1))
