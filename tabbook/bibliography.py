@@ -21,16 +21,21 @@ class Entry:
     kind: str
     fields: dict[str, str]
 
+    @property
+    def authors(self) -> list[str]:
+        """The author field's names, as BibTeX writes them."""
+        return [a for a in self.fields.get("author", "").split(" and ") if a.strip()]
+
     def label(self) -> str:
         """How the text cites it, author and year: « Knuth, 1984 », « Patarasuk et Yuan,
         2009 », « Goyal et al., 2017 »."""
-        lasts = [_last(a) for a in self.fields.get("author", "").split(" and ") if a.strip()]
+        lasts = [_last(a) for a in self.authors]
         who = (" et ".join(lasts) if len(lasts) <= 2 else f"{lasts[0]} et al.") or self.key
         return f"{who}, {self.fields.get('year', 's. d.')}"
 
     def text(self) -> str:
         """« Authors (year). Title. Venue, volume(number), pages. »"""
-        names = [_first_last(a) for a in self.fields.get("author", "").split(" and ") if a.strip()]
+        names = [_first_last(a) for a in self.authors]
         authors = ", ".join(names[:-1]) + " et " + names[-1] if len(names) > 1 else "".join(names)
         venue = ", ".join(filter(None, [
             next((self.fields[f] for f in ("journal", "booktitle", "publisher", "howpublished")

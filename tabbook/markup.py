@@ -110,10 +110,10 @@ def _citation(content: str, ctx: PageContext) -> str:
     links = []
     for key in citation_keys(content):
         if key in ctx.numbers.works:
-            url = ctx.url(ctx.numbers.works[key][0], "bib-" + _slug(key))
-            label = ctx.numbers.works[key][1].label()
+            page, entry = ctx.numbers.works[key]
+            url = ctx.url(page, "bib-" + _slug(key))
             links.append(f'<a class="citation" href="{html.escape(url)}">'
-                         f'{html.escape(french(label))}</a>')
+                         f'{html.escape(french(entry.label()))}</a>')
         else:   # the checks warned about it
             links.append(html.escape(key))
     return f"({' ; '.join(links)})"
