@@ -453,3 +453,16 @@ def benchmark(f, repeats=5, warmup=1):
         synchronize()
         times.append(time.perf_counter() - start)
     return statistics.median(times)
+
+
+# Defined in chapters/chapter_gpu/measure.md
+def compare(functions, repeats=11, warmup=1):
+    """Durée médiane de chaque fonction, mesurées à tour de rôle."""
+    for _ in range(warmup):
+        for f in functions:
+            f()
+    times = [[] for _ in functions]
+    for _ in range(repeats):
+        for f, f_times in zip(functions, times):
+            f_times.append(d2l.benchmark(f, repeats=1, warmup=0))
+    return [statistics.median(f_times) for f_times in times]
