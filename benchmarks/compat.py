@@ -23,12 +23,12 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from conftest import library_definitions  # noqa: E402  (the tests' comparison, the same)
-from tabbook.check import check_book  # noqa: E402
-from tabbook.config import load_config  # noqa: E402
-from tabbook.library import write_libraries  # noqa: E402
-from tabbook.parse import parse_book  # noqa: E402
-from tabbook.layout import Layout  # noqa: E402
-from tabbook.split import write_notebooks  # noqa: E402
+from tabbook.source.check import check_book  # noqa: E402
+from tabbook.core.config import load_config  # noqa: E402
+from tabbook.notebooks.library import write_libraries  # noqa: E402
+from tabbook.source.parse import parse_book  # noqa: E402
+from tabbook.core.layout import Layout  # noqa: E402
+from tabbook.notebooks.split import write_notebooks  # noqa: E402
 
 
 def problem_kind(message: str) -> str:

@@ -21,9 +21,9 @@ from pypdf import PdfReader
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from conftest import copy_repository  # noqa: E402  (the tests' copier: same parts copied)
-from tabbook.config import load_config  # noqa: E402
-from tabbook.numbering import number_book  # noqa: E402
-from tabbook.parse import parse_book  # noqa: E402
+from tabbook.core.config import load_config  # noqa: E402
+from tabbook.source.numbering import number_book  # noqa: E402
+from tabbook.source.parse import parse_book  # noqa: E402
 
 
 def build(root: Path, *args: str) -> tuple[float, str]:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from tabbook.check import check_book
-from tabbook.config import load_config
-from tabbook.model import Cell, CellKind
-from tabbook.parse import parse_book
+from tabbook.source.check import check_book
+from tabbook.core.config import load_config
+from tabbook.core.model import Cell, CellKind
+from tabbook.source.parse import parse_book
 
 REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
@@ -149,7 +149,7 @@ def write_executed(root: Path, notebook_for) -> tuple:
     """Parse the book in `root` and write `notebook_for(section, tab)` as every section's
     executed notebook, as eval would; (config, book, layout), for the stages that read them."""
     import nbformat
-    from tabbook.layout import Layout
+    from tabbook.core.layout import Layout
 
     config = load_config(root)
     book, problems = parse_book(config)
@@ -181,7 +181,7 @@ FRAMEWORK_TABS = ("pytorch", "mxnet", "tensorflow")
 def built_repository(tmp_path_factory) -> Path:
     """A copy of this repository with its full site and a PyTorch-only site built (once
     per test session: the HTML and typography tests read the same site)."""
-    from tabbook.environments import ensure_env
+    from tabbook.bootstrap.environments import ensure_env
     from test_cli import build
 
     root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)

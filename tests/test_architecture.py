@@ -1,40 +1,94 @@
-"""The build package's shape: small functions, arrows one way, one place per convention."""
+"""The build package's shape: layers that import downwards only, small functions and
+modules, one place per convention."""
 from __future__ import annotations
 
 import ast
+from pathlib import Path
 
 from radon.complexity import cc_visit
 
 from conftest import REPO
 
 PACKAGE = REPO / "tabbook"
-MAX_COMPLEXITY = 15
+MAX_COMPLEXITY = 12
+MAX_LINES = 400
+LAYERS = ("bootstrap", "core", "source", "notebooks", "execution", "output", "cli")
+"""Bottom to top: a module imports from its own layer and the layers below it only."""
+
+
+def module_name(path: Path) -> str:
+    """``layer.module`` for tabbook/layer/module.py."""
+    return ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
 
 
 def modules() -> dict[str, ast.Module]:
-    return {path.stem: ast.parse(path.read_text(encoding="utf-8"), str(path))
-            for path in sorted(PACKAGE.glob("*.py"))}
+    return {module_name(path): ast.parse(path.read_text(encoding="utf-8"), str(path))
+            for path in sorted(PACKAGE.rglob("*.py")) if path.name != "__init__.py"}
 
 
-def imports_between_modules() -> dict[str, set[str]]:
-    """Module -> the package's modules it imports (``from .x import …``)."""
-    graph = {}
+def imported_modules(name: str, tree: ast.Module) -> set[str]:
+    """The package's modules `name` imports (relative imports, resolved)."""
+    package = name.split(".")[:-1]
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and node.level:
+            base = package[:len(package) - node.level + 1]
+            found.add(".".join([*base, *(node.module or "").split(".")]).strip("."))
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
+            found |= {n.removeprefix("tabbook.") for n in names if n and n.startswith("tabbook.")}
+    return found
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {name: imported_modules(name, tree) for name, tree in modules().items()}
+
+
+def test_every_module_belongs_to_a_layer():
+    assert {name.split(".")[0] for name in modules()} <= set(LAYERS)
+    assert not list(PACKAGE.glob("*.py"))[1:], "modules at the package's top level"
+
+
+def test_layers_import_downwards_only():
+    upward = [f"{name} imports {target}" for name, targets in import_graph().items()
+              for target in targets
+              if LAYERS.index(target.split(".")[0]) > LAYERS.index(name.split(".")[0])]
+    assert not upward, upward
+
+
+def test_the_bootstrap_needs_only_the_standard_library():
+    """build.py imports it before the tools environment exists."""
+    import sys
     for name, tree in modules().items():
-        graph[name] = {node.module.split(".")[0] for node in ast.walk(tree)
-                       if isinstance(node, ast.ImportFrom) and node.level == 1 and node.module}
-    return graph
+        if not name.startswith("bootstrap."):
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.Import):
+                roots = {a.name.split(".")[0] for a in node.names}
+            elif isinstance(node, ast.ImportFrom) and node.level == 0:
+                roots = {node.module.split(".")[0]}
+            else:
+                continue
+            assert roots <= sys.stdlib_module_names | {"__future__"}, f"{name}: {roots}"
 
 
 def test_no_function_of_the_build_is_too_complex():
-    too_complex = [f"{path.name}:{block.lineno} {block.fullname} ({block.complexity})"
-                   for path in sorted(PACKAGE.glob("*.py"))
+    too_complex = [f"{path.relative_to(PACKAGE)}:{block.lineno} {block.fullname} "
+                   f"({block.complexity})"
+                   for path in sorted(PACKAGE.rglob("*.py"))
                    for block in cc_visit(path.read_text(encoding="utf-8"))
                    if block.complexity > MAX_COMPLEXITY]
     assert not too_complex, f"cyclomatic complexity above {MAX_COMPLEXITY}: {too_complex}"
 
 
+def test_no_module_is_too_long():
+    long = [f"{path.relative_to(PACKAGE)} ({n} lines)" for path in sorted(PACKAGE.rglob("*.py"))
+            if (n := len(path.read_text(encoding="utf-8").splitlines())) > MAX_LINES]
+    assert not long, f"modules above {MAX_LINES} lines: {long}"
+
+
 def test_modules_import_each_other_without_cycles():
-    graph = imports_between_modules()
+    graph = import_graph()
     assert set().union(*graph.values()) <= set(graph), "import of a module that is not there"
     done: set[str] = set()
 
@@ -51,22 +105,23 @@ def test_modules_import_each_other_without_cycles():
 
 
 def test_only_the_layout_names_the_build_folder():
-    """Every ``_build/…`` path comes from layout.Layout."""
+    """Every ``_build/…`` path comes from core.layout.Layout."""
     naming = sorted(name for name, tree in modules().items()
                     for node in ast.walk(tree)
                     if isinstance(node, ast.Constant) and node.value == "_build")
-    assert naming == ["layout"]
+    assert naming == ["core.layout"]
 
 
 def test_the_model_imports_no_stage():
     """Stages consume the model; the model knows none of them."""
-    assert imports_between_modules()["model"] == set()
+    assert import_graph()["core.model"] <= {"core.errors"}
 
 
 def test_per_framework_tables_live_in_the_registry():
     """The framework names appear as code only in frameworks.py (messages and docs aside)."""
     spelled = sorted(
-        f"{name}:{node.lineno}" for name, tree in modules().items() if name != "frameworks"
+        f"{name}:{node.lineno}" for name, tree in modules().items()
+        if name != "core.frameworks"
         for node in ast.walk(tree)
         if isinstance(node, ast.Dict) and any(
             isinstance(key, ast.Constant) and key.value in ("pytorch", "mxnet", "tensorflow")
@@ -75,7 +130,7 @@ def test_per_framework_tables_live_in_the_registry():
 
 
 def test_every_module_is_documented():
-    """CONTRIBUTING.md names every module of the package."""
+    """CONTRIBUTING.md names every module of the package, with its layer."""
     text = (REPO / "CONTRIBUTING.md").read_text(encoding="utf-8")
-    missing = [name for name in modules() if name != "__init__" and f"`{name}.py`" not in text]
+    missing = [name for name in modules() if f"`{name.replace('.', '/')}.py`" not in text]
     assert not missing, f"modules missing from CONTRIBUTING.md: {missing}"

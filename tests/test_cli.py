@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from conftest import REPO, copy_repository
-from tabbook.cli import parse_command_line
+from tabbook.cli.main import parse_command_line
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ import nbformat
 import pytest
 
 from conftest import CORPUS, REPO, library_definitions, md
-from tabbook.library import custom_header
+from tabbook.notebooks.library import custom_header
 from test_cli import build
 
 CONFIG = """\

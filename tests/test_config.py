@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import CONFIG, REPO
-from tabbook.config import ConfigError, load_config
+from tabbook.core.config import ConfigError, load_config
 
 
 def load(tmp_path, text: str):

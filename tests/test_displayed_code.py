@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import repository_cells
-from tabbook.model import CellKind
+from tabbook.core.model import CellKind
 
 
 def displayed_blocks() -> list[tuple[str, str, str]]:

@@ -13,7 +13,7 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, REPO, md, pinned_version, with_build_system, write_book
-from tabbook.environments import ensure_env
+from tabbook.bootstrap.environments import ensure_env
 
 SECTION = "chapters/chap/sec.md"
 
@@ -77,7 +77,7 @@ def test_cache_and_each_invalidation_rule(project):
     notebook = evaluated(root, "pytorch")
     outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
     assert outputs[0].text == "42\n"
-    provenance = notebook.metadata.tabbook.provenance
+    provenance = notebook.metadata.tabbook.execution.provenance
     assert provenance.devices == "CPU" and provenance.framework == "pytorch"
     assert provenance.framework_version.startswith(pinned_version("pytorch", "torch"))
     assert len(provenance.cell_seconds) == 1 and provenance.total_seconds > 0
@@ -88,7 +88,7 @@ def test_cache_and_each_invalidation_rule(project):
     notebook = evaluated(root, "pytorch")                   # ...yet the notebook has it
     assert "Un autre texte." in "".join(c.source for c in notebook.cells)
     assert [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs] == outputs
-    assert notebook.metadata.tabbook.provenance == provenance
+    assert notebook.metadata.tabbook.execution.provenance == provenance
     edit(root, section_text(torch_code="x = 6 * 7\nprint(x + 1)"))
     again = project("eval")
     assert ran(again) == 1 and "done    chap/sec [pytorch]" in again.stdout
@@ -221,7 +221,7 @@ def test_provenance_records_the_devices_the_code_used(project):
                                      "net = nn.Linear(2, 1)\nnet(torch.ones(3, 2)).shape"))
     assert project("eval").returncode == 0
     notebook = evaluated(project.root, "pytorch")
-    use = notebook.metadata.tabbook.provenance.device_use
+    use = notebook.metadata.tabbook.execution.provenance.device_use
     assert use == {"gpu_memory_peak_mib": {}, "object_devices": ["cpu"]}
     # The probe cell that asked the kernel is not part of the saved notebook.
     assert "tabbook" not in notebook.cells[-1].source
@@ -283,8 +283,8 @@ def test_on_a_gpu_machine_a_framework_blind_to_it_is_caught(project, tmp_path_fa
 
 def test_kernels_side_by_side_share_the_cores(tmp_path, monkeypatch):
     """Each of N kernels gets cores/N threads; a thread count the user set is kept."""
-    from tabbook.execute import Executor
-    from tabbook.layout import Layout
+    from tabbook.execution.execute import Executor
+    from tabbook.core.layout import Layout
 
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 8)

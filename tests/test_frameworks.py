@@ -15,10 +15,10 @@ import zipfile
 import pytest
 
 from conftest import REPO
-from tabbook.config import load_config
-from tabbook.environments import ensure_env
-from tabbook.parse import parse_book
-from tabbook.split import split_section
+from tabbook.core.config import load_config
+from tabbook.bootstrap.environments import ensure_env
+from tabbook.source.parse import parse_book
+from tabbook.notebooks.split import split_section
 
 MODULES = {"pytorch": "torch", "mxnet": "mxnet", "tensorflow": "tensorflow"}
 # How each framework makes the true weight and reads a learned tensor.

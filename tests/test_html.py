@@ -18,13 +18,13 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book, write_executed
-from tabbook.config import load_config
-from tabbook.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
-from tabbook.launch import launch_links
-from tabbook.numbering import number_book
-from tabbook.parse import parse_book
-from tabbook.render import render_site
-from tabbook.split import split_section
+from tabbook.core.config import load_config
+from tabbook.bootstrap.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
+from tabbook.output.launch import launch_links
+from tabbook.source.numbering import number_book
+from tabbook.source.parse import parse_book
+from tabbook.output.render import render_site
+from tabbook.notebooks.split import split_section
 from test_spelling import unknown_words
 
 TABS = FRAMEWORK_TABS

@@ -12,14 +12,14 @@ import nbformat
 import pytest
 
 from conftest import DECLARE, REPO, write_book
-from tabbook.config import load_config
-from tabbook.kernels import write_kernel_spec
-from tabbook.layout import Layout
-from tabbook.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
+from tabbook.core.config import load_config
+from tabbook.execution.kernels import write_kernel_spec
+from tabbook.core.layout import Layout
+from tabbook.output.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
-from tabbook.numbering import number_book
-from tabbook.parse import parse_book
-from tabbook.split import split_section
+from tabbook.source.numbering import number_book
+from tabbook.source.parse import parse_book
+from tabbook.notebooks.split import split_section
 from test_cli import build, repo_copy  # noqa: F401  (fixture)
 
 GPU_SECTION = DECLARE.replace("%load_ext", "#gpus(1)\n#required_libs('pandas==2.3.3')\n%load_ext") + """

@@ -7,9 +7,9 @@ import shutil
 import pytest
 
 from conftest import REPO, SHARED, md, write_book
-from tabbook.config import load_config
-from tabbook.library import collect, library_text
-from tabbook.parse import parse_book
+from tabbook.core.config import load_config
+from tabbook.notebooks.library import collect, library_text
+from tabbook.source.parse import parse_book
 from test_cli import build, repo_copy  # noqa: F401  (fixture)
 
 SEED = SHARED / "seeds" / "003_1ebbe50d8f209f39.txt"

@@ -6,12 +6,12 @@ import base64
 import nbformat
 
 from conftest import write_book
-from tabbook.bibliography import read_bibliography
-from tabbook.config import load_config
-from tabbook.markup import PageContext, render_prose
-from tabbook.numbering import number_book
-from tabbook.outputs import ansi_to_html, render_outputs
-from tabbook.parse import parse_book
+from tabbook.source.bibliography import read_bibliography
+from tabbook.core.config import load_config
+from tabbook.output.markup import PageContext, render_prose
+from tabbook.source.numbering import number_book
+from tabbook.output.outputs import ansi_to_html, render_outputs
+from tabbook.source.parse import parse_book
 
 PNG = base64.b64encode(bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"

@@ -20,15 +20,15 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book, write_executed
-from tabbook.config import load_config
-from tabbook.environments import ensure_env, ensure_test_tools
-from tabbook.layout import Layout
-from tabbook.model import CellKind
-from tabbook.numbering import number_book
-from tabbook.parse import parse_book
-from tabbook.pdf import MARGINS, PdfError, french_date, write_pdfs
-from tabbook.split import code_cells, split_section
-from tabbook.typography import french
+from tabbook.core.config import load_config
+from tabbook.bootstrap.environments import ensure_env, ensure_test_tools
+from tabbook.core.layout import Layout
+from tabbook.core.model import CellKind
+from tabbook.source.numbering import number_book
+from tabbook.source.parse import parse_book
+from tabbook.output.pdf import MARGINS, PdfError, french_date, write_pdfs
+from tabbook.notebooks.split import code_cells, split_section
+from tabbook.output.typography import french
 from test_cli import build
 from test_html import parse_page
 
@@ -323,12 +323,12 @@ def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
 
 
 def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
-    import tabbook.pdf
+    import tabbook.output.pdf
 
     root = write_book(tmp_path, {"chap/sec.md": SECTION_TWO})
     config = load_config(root)
     book, _ = parse_book(config)
-    monkeypatch.setattr(tabbook.pdf, "CHROMIUM", tmp_path / "no-chromium")
+    monkeypatch.setattr(tabbook.output.pdf, "CHROMIUM", tmp_path / "no-chromium")
     with pytest.raises(PdfError, match=r"no-chromium is missing — install it"):
         write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
     assert not (root / "_build" / "pdf").exists()

@@ -12,8 +12,8 @@ from pathlib import Path
 import yaml
 
 from conftest import REPO, requirements
-from tabbook.cli import make_parser
-from tabbook.config import load_config
+from tabbook.cli.main import make_parser
+from tabbook.core.config import load_config
 
 
 def readme_commands() -> list[str]:

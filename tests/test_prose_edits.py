@@ -21,8 +21,8 @@ import nbformat
 import pytest
 
 from conftest import REPO, copy_repository
-from tabbook.environments import ensure_env
-from tabbook.typography import french
+from tabbook.bootstrap.environments import ensure_env
+from tabbook.output.typography import french
 from test_cli import build
 
 TABS = ("pytorch", "mxnet", "tensorflow")

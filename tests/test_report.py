@@ -6,11 +6,11 @@ from pathlib import Path
 
 import nbformat
 
-from tabbook.devices import devices_in_outputs, normalise, read_probe, used_gpu, MARKER
-from tabbook.execute import Execution, Task
-from tabbook.kernels import Gpu
-from tabbook.model import Section
-from tabbook.report import FrameworkInfo, build_report, write_report
+from tabbook.execution.devices import devices_in_outputs, normalise, read_probe, used_gpu, MARKER
+from tabbook.execution.execute import Execution, Task
+from tabbook.execution.kernels import Gpu
+from tabbook.core.model import Section
+from tabbook.execution.report import FrameworkInfo, build_report, write_report
 
 H100 = Gpu(0, "NVIDIA H100 80GB HBM3", 81559, "570.86.15", "12.8")
 H100_B = Gpu(1, "NVIDIA H100 80GB HBM3", 81559, "570.86.15", "12.8")

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CONFIG, REPO, md, with_build_system, write_book
-from tabbook.environments import ensure_env
+from tabbook.bootstrap.environments import ensure_env
 from test_execute import alive, kernels_of
 from test_html import Visitor, chromium, visitor  # noqa: F401 (fixtures)
 

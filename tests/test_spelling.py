@@ -10,7 +10,7 @@ import re
 import subprocess
 
 from conftest import REPO, repository_cells
-from tabbook.model import CellKind
+from tabbook.core.model import CellKind
 
 WORD_LIST = REPO / "tests" / "words-fr.txt"
 

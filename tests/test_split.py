@@ -7,11 +7,11 @@ import nbformat
 import pytest
 
 from conftest import DECLARE, REPO, SHARED, md
-from tabbook.config import load_config
-from tabbook.parse import parse_book, parse_section
-from tabbook.pycode import analyse
-from tabbook.layout import Layout
-from tabbook.split import code_cells, split_section, write_notebooks
+from tabbook.core.config import load_config
+from tabbook.source.parse import parse_book, parse_section
+from tabbook.source.pycode import analyse
+from tabbook.core.layout import Layout
+from tabbook.notebooks.split import code_cells, split_section, write_notebooks
 
 TABS = ("pytorch", "mxnet", "tensorflow")
 

@@ -1,4 +1,4 @@
-"""French typography at render time: the rules of `tabbook.typography.french`, their
+"""French typography at render time: the rules of `tabbook.output.typography.french`, their
 exceptions (code, URLs, mathematics), and every page of this repository's built book."""
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from conftest import site_pages
-from tabbook.markup import render_prose
-from tabbook.typography import NARROW, NO_BREAK, UNITS, french
+from tabbook.output.markup import render_prose
+from tabbook.output.typography import NARROW, NO_BREAK, UNITS, french
 from test_markup import context
 
 N, B = NARROW, NO_BREAK

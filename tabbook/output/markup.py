@@ -20,9 +20,9 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
-from .model import project_path
-from .numbering import Numbers
-from .roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
+from ..core.model import project_path
+from ..source.numbering import Numbers
+from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
 from .typography import french, starts_with_punctuation

@@ -9,8 +9,8 @@ from __future__ import annotations
 
 import datetime
 
-from .frameworks import display_name
-from .model import METADATA_KEY
+from ..core.frameworks import display_name
+from ..core.model import METADATA_KEY
 
 
 def provenance_of(notebook) -> dict:

@@ -21,26 +21,26 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from .check import check_book
-from .config import CONFIG_FILE, Config, ConfigError, load_config
+from ..source.check import check_book
+from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from .console import Console
-from .environments import TOOL_ROOT, ensure_chromium, ensure_test_tools
-from .execute import Execution, Executor, Task, read_executed
-from .frozen import FrozenError, freeze, recorded_seconds, use_frozen
-from .kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
+from ..bootstrap.environments import TOOL_ROOT, ensure_chromium, ensure_test_tools
+from ..execution.execute import Execution, Executor, Task, read_executed
+from ..execution.frozen import FrozenError, freeze, recorded_seconds, use_frozen
+from ..execution.kernels import (Gpu, Runtime, RuntimeSetupError, default_jobs, detect_gpus,
                       framework_gpus, prepare_runtime, python_of)
-from .launch import OutError, copy_tree, write_launch_notebooks
-from .layout import Layout
-from .library import stale_libraries, write_libraries
-from .model import Book, Section, SourceError
-from .numbering import Numbers, number_book
-from .parse import parse_book
-from .pdf import PdfError, write_pdfs
-from .render import RenderError, render_site
-from .report import FrameworkInfo, Report, build_report, write_report
-from .serve import Rebuilt, ServeError, serve
-from .shard import Shard, parse_shard, shard_items
-from .split import split_section, write_notebooks
+from ..output.launch import OutError, copy_tree, write_launch_notebooks
+from ..core.layout import Layout
+from ..notebooks.library import stale_libraries, write_libraries
+from ..core.model import Book, Section, SourceError
+from ..source.numbering import Numbers, number_book
+from ..source.parse import parse_book
+from ..output.pdf import PdfError, write_pdfs
+from ..output.render import RenderError, render_site
+from ..execution.report import FrameworkInfo, Report, build_report, write_report
+from ..output.serve import Rebuilt, ServeError, serve
+from ..execution.shard import Shard, parse_shard, shard_items
+from ..notebooks.split import split_section, write_notebooks
 
 
 class UsageError(Exception):

@@ -9,7 +9,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .model import Section
+from ..core.model import Section
 
 ENTRY_START = re.compile(r"@(\w+)\s*\{\s*([^,\s]+)\s*,")
 FIELD_NAME = re.compile(r"\s*,?\s*(\w+)\s*=\s*")

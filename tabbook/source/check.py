@@ -10,8 +10,8 @@ from collections import defaultdict
 from pathlib import Path
 
 from .bibliography import entries_by_page, unclosed_entries
-from .config import Config
-from .model import ALL_TABS, Book, Cell, CellKind, Problem, Section
+from ..core.config import Config
+from ..core.model import ALL_TABS, Book, Cell, CellKind, Problem, Section
 from .pycode import Analysis, analyse, compile_issue, saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "data:")

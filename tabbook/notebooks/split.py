@@ -19,11 +19,11 @@ from pathlib import Path
 
 import nbformat
 
-from .files import write_notebook_if_changed
-from .layout import Layout
-from .model import METADATA_KEY, CellKind, Section
-from .roles import strip_slide_marks
-from .pycode import analyse
+from ..core.files import write_notebook_if_changed
+from ..core.layout import Layout
+from ..core.model import METADATA_KEY, CellKind, Section
+from ..source.roles import strip_slide_marks
+from ..source.pycode import analyse
 
 
 class CellIds:

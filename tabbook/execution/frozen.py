@@ -18,9 +18,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .execute import Execution, Task, cell_results, write_executed
-from .files import read_notebook, write_notebook_if_changed
-from .layout import Layout
-from .model import METADATA_KEY
+from ..core.files import read_notebook, write_notebook_if_changed
+from ..core.layout import Layout
+from ..core.model import METADATA_KEY
 from .provenance import provenance_of
 
 FROZEN_FORMAT = 1

@@ -13,7 +13,7 @@ from __future__ import annotations
 import json
 import re
 
-from .frameworks import DEVICE_PATTERN
+from ..core.frameworks import DEVICE_PATTERN
 
 MARKER = "tabbook-device-use:"
 

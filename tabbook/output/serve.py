@@ -23,7 +23,7 @@ from urllib.parse import urlsplit
 
 import watchfiles
 
-from .layout import Layout
+from ..core.layout import Layout
 
 HOST = "127.0.0.1"
 """The only address the preview listens on: it is for the author's own browser."""

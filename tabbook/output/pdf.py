@@ -29,14 +29,14 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from .config import Config
-from .environments import CHROMIUM, CHROMIUM_ARGS
-from .files import atomic_write, digest, read_json
-from .layout import Layout
+from ..core.config import Config
+from ..bootstrap.environments import CHROMIUM, CHROMIUM_ARGS
+from ..core.files import atomic_write, digest, read_json
+from ..core.layout import Layout
 from .markup import PageContext
-from .model import Book, Section
-from .numbering import Numbers
-from .provenance import describe
+from ..core.model import Book, Section
+from ..source.numbering import Numbers
+from ..execution.provenance import describe
 from .render import ASSETS, ENVIRONMENT, book_files, executed_notebook, light_stylesheet, page_parts
 
 MAX_PRINTS = 4

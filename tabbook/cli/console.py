@@ -10,19 +10,19 @@ import sys
 from pathlib import Path
 from typing import TextIO
 
-from .execute import Execution, Task
-from .frozen import FreezeResult
-from .kernels import Gpu
-from .launch import LaunchResult
-from .layout import Layout
-from .model import Problem, Section
-from .pdf import PdfResult
-from .render import RenderResult
-from .provenance import frozen_origin
-from .report import FrameworkInfo, Report, ReportLine
-from .serve import Rebuilt
-from .shard import Shard
-from .split import SplitResult
+from ..execution.execute import Execution, Task
+from ..execution.frozen import FreezeResult
+from ..execution.kernels import Gpu
+from ..output.launch import LaunchResult
+from ..core.layout import Layout
+from ..core.model import Problem, Section
+from ..output.pdf import PdfResult
+from ..output.render import RenderResult
+from ..execution.provenance import frozen_origin
+from ..execution.report import FrameworkInfo, Report, ReportLine
+from ..output.serve import Rebuilt
+from ..execution.shard import Shard
+from ..notebooks.split import SplitResult
 
 SUMMARY = {"cached": "cached", "frozen": "frozen", "no code": "no code", "failed": "FAILED",
            "interrupted": "interrupted", "skipped": "skipped: no GPU"}

@@ -20,17 +20,17 @@ import rcssmin
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
-from .config import CONFIG_FILE, Config
-from .files import digest, read_notebook, tool_files
-from .frameworks import display_name
+from ..core.config import CONFIG_FILE, Config
+from ..core.files import digest, read_notebook, tool_files
+from ..core.frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
-from .layout import Layout, published_path, published_pdf
+from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
-from .model import ALL_TABS, Book, Cell, CellKind, Section
-from .numbering import Numbers
+from ..core.model import ALL_TABS, Book, Cell, CellKind, Section
+from ..source.numbering import Numbers
 from .outputs import highlight_code, render_outputs
-from .provenance import describe
-from .split import code_cells
+from ..execution.provenance import describe
+from ..notebooks.split import code_cells
 from .typography import french
 
 ASSETS = Path(__file__).parent / "assets"

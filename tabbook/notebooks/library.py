@@ -15,10 +15,10 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import Config
-from .model import Book, Problem, SourceError
-from .pycode import Saved, analyse, saved_definitions, statement_start
-from .files import write_if_changed
+from ..core.config import Config
+from ..core.model import Book, Problem, SourceError
+from ..source.pycode import Saved, analyse, saved_definitions, statement_start
+from ..core.files import write_if_changed
 
 WARNING_LINE = "#################   WARNING   ################"
 HEADER = """\

@@ -23,15 +23,15 @@ from pathlib import Path
 import nbformat
 from markdown_it.token import Token
 
-from .config import CONFIG_FILE, Config
-from .files import (digest, read_json, read_notebook, tool_files, write_if_changed,
+from ..core.config import CONFIG_FILE, Config
+from ..core.files import (digest, read_json, read_notebook, tool_files, write_if_changed,
                     write_notebook_if_changed)
-from .frameworks import display_name, framework
-from .layout import Layout, published_path
-from .model import METADATA_KEY, Section, project_path
-from .numbering import Numbers
-from .provenance import describe, provenance_of
-from .roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
+from ..core.frameworks import display_name, framework
+from ..core.layout import Layout, published_path
+from ..core.model import METADATA_KEY, Section, project_path
+from ..source.numbering import Numbers
+from ..execution.provenance import describe, provenance_of
+from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
                     split_reference)
 
 # Kaggle's notebook settings that a GPU section asks for.

@@ -21,7 +21,7 @@ from pathlib import Path
 ENVS_DIR = ".envs"
 # The repository this build system lives in: its requirements/, .envs/ and d2l package
 # serve every book it builds (this one, or another with -C DIR).
-TOOL_ROOT = Path(__file__).resolve().parents[1]
+TOOL_ROOT = Path(__file__).resolve().parents[2]
 STAMP = "tabbook-requirements.sha256"
 # Set to use the running interpreter as is (a conda env made from environment.yml).
 USE_CURRENT_PYTHON = "TABBOOK_USE_CURRENT_PYTHON"

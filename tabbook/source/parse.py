@@ -17,8 +17,8 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-from .config import Config
-from .model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
+from ..core.config import Config
+from ..core.model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
                     Section, TocEntry)
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,

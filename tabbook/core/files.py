@@ -10,14 +10,14 @@ from pathlib import Path
 
 import nbformat
 
-PACKAGE = Path(__file__).parent
+PACKAGE = Path(__file__).resolve().parents[1]
 
 
 @functools.cache
 def tool_files() -> tuple[Path, ...]:
     """The build's own code and assets: an output made by other code is made again."""
-    return (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("assets/*")),
-            *sorted(PACKAGE.glob("templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
+    return (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("*/assets/*")),
+            *sorted(PACKAGE.glob("*/templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
 
 
 def digest(files, *texts: str) -> str:

@@ -15,9 +15,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from .environments import TOOL_ROOT, ensure_env
-from .frameworks import framework
-from .layout import Layout
+from ..bootstrap.environments import TOOL_ROOT, ensure_env
+from ..core.frameworks import framework
+from ..core.layout import Layout
 
 # Set in every kernel: TensorFlow's start-up logs would otherwise land in outputs.
 QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0",

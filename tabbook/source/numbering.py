@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from .bibliography import Entry, entries_by_page
-from .model import Book, CellKind, Label, Section
+from ..core.model import Book, CellKind, Label, Section
 from .roles import figure_image, top_level_blocks
 
 # How a reference reads in French, by the kind of its target.

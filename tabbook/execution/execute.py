@@ -28,10 +28,10 @@ from dataclasses import dataclass, field
 import nbformat
 
 from .devices import PROBE, read_probe
-from .files import atomic_write, read_json, write_notebook_if_changed
+from ..core.files import atomic_write, read_json, write_notebook_if_changed
 from .kernels import Gpu, Runtime, gpu_class, jupyter_environment, kernel_manager_class
-from .layout import Layout
-from .model import METADATA_KEY, Section
+from ..core.layout import Layout
+from ..core.model import METADATA_KEY, Section
 
 CACHE_FORMAT = 3   # 2: provenance records the devices the code used; 3: outputs by cell id
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
