@@ -186,6 +186,15 @@ class Console:
                  f"{layout.shown(layout.frozen_store)}/, {len(result.unchanged)} unchanged "
                  "(commit them)")
 
+    def bug(self, trace: str) -> None:
+        self.warn(trace.rstrip())
+        self.warn("error: this is a bug of the build system, not of your book — please report "
+                  "it with the traceback above")
+
+    def cancelled(self) -> None:
+        self.warn("\ninterrupted: outputs are written whole or not at all; earlier results "
+                  "are kept")
+
     def interrupted(self) -> None:
         self.warn("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
                   "previous results")

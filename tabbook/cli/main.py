@@ -16,11 +16,13 @@ import functools
 import subprocess
 import sys
 import time
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..bootstrap.errors import BookError
 from ..source.check import check_book
 from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from .console import Console
@@ -43,7 +45,7 @@ from ..execution.shard import Shard, parse_shard, shard_items
 from ..notebooks.split import split_section, write_notebooks
 
 
-class UsageError(Exception):
+class UsageError(BookError):
     """A bad option value (unknown tab, --only matching nothing, no GPU for --require-gpu)."""
 
 
@@ -262,16 +264,22 @@ def main(argv: list[str], root: Path) -> int:
 
 
 def reporting(command: Callable[[], int], console: Console) -> int:
-    """Run `command`; an error it raises is printed, and its status is 1."""
+    """Run `command`; a user error it raises is printed, and its status is 1. Any other
+    exception is a bug of the build: its traceback is shown, and the status is 2."""
     try:
         return command()
-    except (ConfigError, UsageError, FileNotFoundError, RuntimeSetupError, ValueError,
-            OutError, RenderError, FrozenError, ServeError, PdfError) as err:
-        console.error(err)
-        return 1
     except SourceError as err:
         console.problems(err.problems)
         return 1
+    except BookError as err:
+        console.error(err)
+        return 1
+    except KeyboardInterrupt:
+        console.cancelled()
+        return INTERRUPTED
+    except Exception:
+        console.bug(traceback.format_exc())
+        return 2
 
 
 def book_folder(args: argparse.Namespace, root: Path) -> Path:

@@ -10,13 +10,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
+from ..bootstrap.errors import BookError
 from .frameworks import framework
 
 CONFIG_FILE = "config.ini"
 TAB_NAME = re.compile(r"[a-z][a-z0-9_]*\Z")
 
 
-class ConfigError(Exception):
+class ConfigError(BookError):
     """A problem in config.ini; the message names the file and line."""
 
 

@@ -4,11 +4,11 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
-import os
-import threading
 from pathlib import Path
 
 import nbformat
+
+from ..bootstrap.records import atomic_write
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -27,18 +27,6 @@ def digest(files, *texts: str) -> str:
         if file.is_file():
             found.update(str(file).encode() + b"\0" + file.read_bytes())
     return found.hexdigest()
-
-
-def atomic_write(path: Path, text: str | bytes) -> None:
-    """Write `text` (or bytes) to a temporary file beside `path`, then rename it over `path`."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    # pid and thread in the name: concurrent builds and workers never share a temporary.
-    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
-    if isinstance(text, bytes):
-        temporary.write_bytes(text)
-    else:
-        temporary.write_text(text, encoding="utf-8")
-    temporary.replace(path)
 
 
 def write_if_changed(path: Path, text: str) -> bool:

@@ -11,6 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ..bootstrap.errors import BookError
+
 if TYPE_CHECKING:
     from markdown_it.token import Token
 
@@ -169,7 +171,7 @@ class Problem:
         return f"{self.path}:{self.line}:{tab}{kind} {self.message} — {self.fix}"
 
 
-class SourceError(Exception):
+class SourceError(BookError):
     """Raised by a stage when it meets problems; carries all of them."""
 
     def __init__(self, problems: list[Problem]):

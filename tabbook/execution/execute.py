@@ -28,7 +28,8 @@ from dataclasses import dataclass, field
 import nbformat
 
 from .devices import PROBE, read_probe
-from ..core.files import atomic_write, read_json, write_notebook_if_changed
+from ..bootstrap.records import atomic_write
+from ..core.files import read_json, write_notebook_if_changed
 from .kernels import Gpu, Runtime, gpu_class, jupyter_environment, kernel_manager_class
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY, Section

@@ -17,6 +17,7 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bootstrap.errors import BookError
 from .execute import Execution, Task, cell_results, write_executed
 from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.layout import Layout
@@ -28,7 +29,7 @@ KEY = "frozen_key"   # in a frozen notebook's book metadata
 FROZEN_STATUSES = ("ran", "cached", "frozen")   # executions whose outputs can be frozen
 
 
-class FrozenError(Exception):
+class FrozenError(BookError):
     """A file of the frozen store that this build cannot read."""
 
 

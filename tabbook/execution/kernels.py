@@ -15,6 +15,7 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
+from ..bootstrap.errors import BookError
 from ..bootstrap.environments import TOOL_ROOT, ensure_env
 from ..core.frameworks import framework
 from ..core.layout import Layout
@@ -34,7 +35,7 @@ print(json.dumps({"missing": missing, "python": platform.python_version(), "pack
 """
 
 
-class RuntimeSetupError(Exception):
+class RuntimeSetupError(BookError):
     """An interpreter that cannot run a tab (framework or kernel missing)."""
 
 
@@ -256,6 +257,6 @@ def python_of(value: str) -> tuple[str, Path]:
     """Parse --python TAB=PATH."""
     tab, sep, path = value.partition("=")
     if not sep or not tab or not path:
-        raise ValueError(f"--python {value}: write TAB=PATH, e.g. pytorch=/usr/bin/python3")
+        raise RuntimeSetupError(f"--python {value}: write TAB=PATH, e.g. pytorch=/usr/bin/python3")
     return tab, Path(path)
 

@@ -19,7 +19,7 @@ from typing import Callable
 
 from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
 from .execute import Execution, Task
-from ..core.files import atomic_write
+from ..bootstrap.records import atomic_write
 from .kernels import Gpu
 from .provenance import frozen_of, provenance_of
 

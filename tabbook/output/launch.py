@@ -23,6 +23,7 @@ from pathlib import Path
 import nbformat
 from markdown_it.token import Token
 
+from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
 from ..core.files import (digest, read_json, read_notebook, tool_files, write_if_changed,
                     write_notebook_if_changed)
@@ -276,7 +277,7 @@ def section_facts(section: Section) -> tuple:
 OUT_MARKER = ".written-by-build-py"
 
 
-class OutError(Exception):
+class OutError(BookError):
     """--out names a folder that build.py must not replace."""
 
 

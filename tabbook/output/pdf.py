@@ -29,9 +29,11 @@ from pathlib import Path
 
 from markupsafe import Markup
 
+from ..bootstrap.errors import BookError
 from ..core.config import Config
 from ..bootstrap.environments import CHROMIUM, CHROMIUM_ARGS
-from ..core.files import atomic_write, digest, read_json
+from ..bootstrap.records import atomic_write
+from ..core.files import digest, read_json
 from ..core.layout import Layout
 from .markup import PageContext
 from ..core.model import Book, Section
@@ -51,7 +53,7 @@ MONTHS = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "ao�
           "septembre", "octobre", "novembre", "décembre")
 
 
-class PdfError(Exception):
+class PdfError(BookError):
     """A PDF cannot be printed (no Chromium, Chromium failed, pages that do not settle)."""
 
 

@@ -20,6 +20,7 @@ import rcssmin
 from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
+from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
 from ..core.files import digest, read_notebook, tool_files
 from ..core.frameworks import display_name
@@ -47,7 +48,7 @@ Part = Markup | dict[str, list[Markup]]
 """A piece of a page: HTML common to its tabs, or a tab group ({tab: its fragments})."""
 
 
-class RenderError(Exception):
+class RenderError(BookError):
     """The site cannot be rendered (an executed notebook is missing)."""
 
 

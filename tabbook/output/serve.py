@@ -23,6 +23,7 @@ from urllib.parse import urlsplit
 
 import watchfiles
 
+from ..bootstrap.errors import BookError
 from ..core.layout import Layout
 
 HOST = "127.0.0.1"
@@ -42,7 +43,7 @@ dès qu'une construction la produira.</p>
 """
 
 
-class ServeError(Exception):
+class ServeError(BookError):
     """The preview cannot start (the port is taken)."""
 
 

@@ -19,7 +19,7 @@ from markdown_it.token import Token
 
 from ..core.config import Config
 from ..core.model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
-                    Section, TocEntry)
+                    Section, SourceError, TocEntry)
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
@@ -375,9 +375,10 @@ def parse_book(config: Config) -> tuple[Book, list[Problem]]:
     index_file = source_root / f"{config.build.index}.md"
     index_name = index_file.relative_to(project_root).as_posix()
     if not index_file.is_file():
-        raise FileNotFoundError(f"{index_name}: not found — create the book's root page with "
-                                "a ```toc block listing the chapters ([build] source_dir and "
-                                "index in config.ini say where it is)")
+        raise SourceError([Problem(index_name, 0, "not found",
+                                   "create the book's root page with a ```toc block listing "
+                                   "the chapters ([build] source_dir and index in config.ini "
+                                   "say where it is)")])
     seen[index_file] = TocEntry(index_name, 0)
     book = Book(source_root=source_root, index=read(index_file))
     for chapter_file, entry in toc_targets(book.index):

@@ -1,0 +1,84 @@
+"""The build's records: what made an output, read and written one way.
+
+Every stamp the build keeps beside its outputs (the execution cache, the
+runtime probes, the launch, PDF and HTML stamps, the tool environments') is a
+JSON object written atomically. A record that cannot be read (missing, not
+UTF-8, not JSON, not an object, a field of the wrong type) is treated as
+missing: the output it describes is made again, never a fatal error.
+Standard library only: the bootstrap writes the environments' stamps before
+any other package is installed.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Iterable, Mapping
+
+FINGERPRINT = "fingerprint"
+"""The field of a stamp that holds the fingerprint of what made the output."""
+
+
+def fingerprint(root: Path, files: Iterable[Path] = (), *texts: str) -> str:
+    """A hash of `texts` and of the existing `files`: their bytes and their paths
+    relative to `root` (else their names), so that a moved or cloned repository
+    keeps its fingerprints."""
+    root = root.resolve()
+    found = hashlib.sha256("\0".join(texts).encode())
+    for file in sorted({Path(f).resolve() for f in files}):
+        if file.is_file():
+            name = file.relative_to(root) if file.is_relative_to(root) else file.name
+            found.update(str(name).encode() + b"\0" + file.read_bytes() + b"\0")
+    return found.hexdigest()
+
+
+def key_of(material: Mapping) -> str:
+    """The hash of a JSON-able description of what an output depends on."""
+    return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
+
+
+def atomic_write(path: Path, text: str | bytes) -> None:
+    """Write `text` (or bytes) to a temporary file beside `path`, then rename it over
+    `path`; the temporary file is removed if writing fails (a full disk)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    # pid and thread in the name: concurrent builds and workers never share a temporary.
+    temporary = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.tmp")
+    try:
+        if isinstance(text, bytes):
+            temporary.write_bytes(text)
+        else:
+            temporary.write_text(text, encoding="utf-8")
+        temporary.replace(path)
+    except BaseException:
+        temporary.unlink(missing_ok=True)
+        raise
+
+
+def read_record(path: Path, fields: Mapping[str, type | tuple[type, ...]] = {}) -> dict | None:
+    """The JSON object at `path`, or None if it is missing or unreadable, or if one of
+    `fields` is absent or not of its type."""
+    try:
+        record = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):   # UnicodeDecodeError and JSONDecodeError included
+        return None
+    if not isinstance(record, dict):
+        return None
+    if any(not isinstance(record.get(name), kind) for name, kind in fields.items()):
+        return None
+    return record
+
+
+def write_record(path: Path, record: Mapping) -> None:
+    atomic_write(path, json.dumps(record, sort_keys=True, indent=1) + "\n")
+
+
+def stamp_matches(path: Path, print_: str) -> bool:
+    """Whether the stamp at `path` records the fingerprint `print_`."""
+    record = read_record(path, {FINGERPRINT: str})
+    return record is not None and record[FINGERPRINT] == print_
+
+
+def write_stamp(path: Path, print_: str, **extra) -> None:
+    write_record(path, {FINGERPRINT: print_, **extra})
