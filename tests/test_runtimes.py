@@ -2,6 +2,7 @@
 survives a copy of the book, and the wheelhouse of a GPU node without Internet."""
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -60,6 +61,16 @@ def test_an_unreadable_runtime_record_is_probed_again(tmp_path, damage, monkeypa
     # Rewritten, and read back the next time instead of probing again.
     assert record.read_bytes() != damage
     monkeypatch.setattr(kernels, "probe", lambda *_: pytest.fail("probed again"))
+    assert _cached_probe(layout, "pytorch", PYTHON, ["json"], {}) == found
+
+
+@pytest.mark.parametrize("field, value", [("packages", [1]), ("python", None), ("missing", {})])
+def test_a_recorded_probe_of_the_wrong_shape_is_made_again(tmp_path, field, value):
+    layout = Layout(tmp_path)
+    found = _cached_probe(layout, "pytorch", PYTHON, ["json"], {})
+    record = json.loads(layout.runtime_record("pytorch").read_text())
+    record["probe"][field] = value           # its signature still matches
+    layout.runtime_record("pytorch").write_text(json.dumps(record))
     assert _cached_probe(layout, "pytorch", PYTHON, ["json"], {}) == found
 
 

@@ -137,7 +137,11 @@ def _signature(python: Path, site: Path, modules: list[str], env: dict[str, str]
             python.stat().st_mtime_ns if python.exists() else 0, modules, env]
 
 
-PROBE_FIELDS = {"missing": list, "python": str, "packages": list}
+def _well_formed(found: dict) -> bool:
+    """Whether a recorded probe has the fields the build reads, of their types."""
+    return isinstance(found.get("missing"), list) and isinstance(found.get("python"), str) \
+        and isinstance(found.get("packages"), list) \
+        and all(isinstance(package, str) for package in found["packages"])
 
 
 def _recorded_probe(record: Path, python: Path, modules: list[str],
@@ -145,14 +149,12 @@ def _recorded_probe(record: Path, python: Path, modules: list[str],
     """The probe recorded at `record`, if its interpreter's packages are unchanged since;
     None if there is none, or it can't be read (it is then made again)."""
     cached = read_record(record, {"signature": list, "probe": dict})
-    if cached is None or len(cached["signature"]) != 6:
-        return None
-    found = cached["probe"]
-    if any(not isinstance(found.get(name), kind) for name, kind in PROBE_FIELDS.items()):
+    if cached is None or len(cached["signature"]) < 2 or not _well_formed(cached["probe"]):
         return None
     # The packages folder recorded last time, unchanged since: no interpreter to start.
     site = Path(str(cached["signature"][1]))
-    return found if cached["signature"] == _signature(python, site, modules, env) else None
+    signature = _signature(python, site, modules, env)
+    return cached["probe"] if cached["signature"] == signature else None
 
 
 def _cached_probe(layout: Layout, tab: str, python: Path, modules: list[str],
