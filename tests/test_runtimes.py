@@ -17,8 +17,8 @@ from tabbook.bootstrap.environments import ensure_env
 from tabbook.bootstrap.wheelhouse import download_command, platform_tags, write_wheelhouse
 from tabbook.core.layout import Layout
 from tabbook.execution import kernels
-from tabbook.execution.kernels import (RuntimeSetupError, _cached_probe, parse_gpus, prepare_runtime,
-                                       probe)
+from tabbook.execution.kernels import (RuntimeSetupError, _cached_probe, detect_gpus, parse_gpus,
+                                       prepare_runtime, probe)
 
 PYTHON = Path(sys.executable)
 
@@ -102,6 +102,19 @@ def test_gpus_are_read_from_nvidia_smi_and_cuda_visible_devices():
     assert [g.index for g in parse_gpus(NVIDIA_SMI_LISTING, NVIDIA_SMI_HEADER, " 1,")] == [1]
     assert parse_gpus(NVIDIA_SMI_LISTING, NVIDIA_SMI_HEADER, "") == []
     assert {g.cuda for g in parse_gpus(NVIDIA_SMI_LISTING, "no header", None)} == {""}
+
+
+@pytest.mark.parametrize("script, expected", [
+    (f"case \"$1\" in --query-gpu=*) echo '{NVIDIA_SMI_LISTING.splitlines()[0]}';; "
+     f"*) echo '{NVIDIA_SMI_HEADER}';; esac", [(0, "12.8")]),
+    ("echo 'NVIDIA-SMI has failed: no driver'; exit 9", []),       # a node without its driver
+])
+def test_detect_gpus_asks_nvidia_smi(tmp_path, monkeypatch, script, expected):
+    (tmp_path / "nvidia-smi").write_text(f"#!/bin/sh\n{script}\n")
+    (tmp_path / "nvidia-smi").chmod(0o755)
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    monkeypatch.delenv("CUDA_VISIBLE_DEVICES", raising=False)
+    assert [(g.index, g.cuda) for g in detect_gpus()] == expected
 
 
 @pytest.mark.kernels
