@@ -25,6 +25,23 @@ TOOL_ROOT = Path(__file__).resolve().parents[2]
 STAMP = "tabbook-requirements.sha256"
 # Set to use the running interpreter as is (a conda env made from environment.yml).
 USE_CURRENT_PYTHON = "TABBOOK_USE_CURRENT_PYTHON"
+# Set to a folder of wheels (`build.py wheelhouse`) on a machine without Internet: the
+# environments are installed from it alone.
+WHEELHOUSE = "TABBOOK_WHEELHOUSE"
+
+
+def wheelhouse() -> Path | None:
+    """The wheelhouse named by TABBOOK_WHEELHOUSE, if any."""
+    folder = os.environ.get(WHEELHOUSE)
+    return Path(folder).resolve() if folder else None
+
+
+def pip_install(python: Path | str, *arguments: str) -> None:
+    """`python -m pip install arguments`, from the wheelhouse alone when one is set."""
+    folder = wheelhouse()
+    source = ["--no-index", "--find-links", str(folder)] if folder else []
+    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check",
+                    *source, *arguments], check=True)
 
 
 def env_python(env: Path) -> Path:
@@ -55,14 +72,11 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     print(f"setting up the {name} environment in {env.relative_to(root)} "
           f"(from {requirements.relative_to(root)}; once, or when it changes)...", flush=True)
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
-    python = str(env_python(env))
-    subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                    "--upgrade", "pip"], check=True)
-    subprocess.run([python, "-m", "pip", "install", "--disable-pip-version-check",
-                    "--progress-bar", "off", "-r", str(requirements)], check=True)
+    python = env_python(env)
+    pip_install(python, "--quiet", "--upgrade", "pip")
+    pip_install(python, "--progress-bar", "off", "-r", str(requirements))
     if with_d2l:
-        subprocess.run([python, "-m", "pip", "install", "--quiet", "--disable-pip-version-check",
-                        "--no-deps", "--editable", str(root)], check=True)
+        pip_install(python, "--quiet", "--no-deps", "--editable", str(root))
     stamp.write_text(fingerprint + "\n")
     print(f"{name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
     return env_python(env)
@@ -163,6 +177,10 @@ def run_in_tools_env(root: Path, argv: list[str]) -> None:
     try:
         python = ensure_env(root, "tools")
     except subprocess.CalledProcessError as err:
+        folder = wheelhouse()
         sys.exit(f"error: setting up the tools environment failed ({err}); "
-                 "check the network access to PyPI and retry")
+                 + (f"the wheelhouse {folder} lacks a wheel pip asked for: write it again "
+                    "with `python3 build.py wheelhouse` for this machine's Python and platform"
+                    if folder else "check the network access to PyPI and retry (without "
+                    f"Internet: {WHEELHOUSE}=DIR, a folder written by `build.py wheelhouse`)"))
     os.execv(python, [str(python), str(root / "build.py"), *argv])

@@ -12,11 +12,13 @@ import json
 import os
 import shutil
 import subprocess
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..bootstrap.errors import BookError
-from ..bootstrap.environments import TOOL_ROOT, ensure_env
+from ..bootstrap.environments import TOOL_ROOT, ensure_env, wheelhouse
+from ..bootstrap.records import read_record, write_record
 from ..core.frameworks import framework
 from ..core.layout import Layout
 
@@ -30,7 +32,8 @@ import importlib.util, importlib.metadata as metadata, json, platform, sys
 # still shows up, with its traceback, in the first cell that imports it.
 missing = [f"{name} (ModuleNotFoundError: No module named {name!r})"
            for name in sys.argv[1:] if importlib.util.find_spec(name) is None]
-packages = sorted(f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions())
+# A set: an editable install is seen twice when its source folder is on sys.path too.
+packages = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
 print(json.dumps({"missing": missing, "python": platform.python_version(), "packages": packages}))
 """
 
@@ -107,47 +110,86 @@ def kernel_manager_class(layout: Layout) -> type:
     return BuildKernelManager
 
 
-def probe(python: Path, modules: list[str]) -> dict:
-    result = subprocess.run([str(python), "-c", PROBE, *modules], capture_output=True, text=True,
-                            timeout=300, env=dict(os.environ, **QUIET_ENV))
+def probe(python: Path, modules: list[str], env: dict[str, str]) -> dict:
+    """What `python` sees, with the kernel's variables `env`: its Python version, its
+    packages, and which of `modules` it lacks.
+
+    It runs from an empty folder, as the packages it lists are part of the
+    execution cache's key: from the book's folder, the ``*.egg-info`` that an
+    editable install leaves there would be listed too, and a copy of the book
+    (a clone, a CI cache restored elsewhere) would run every notebook again.
+    """
+    with tempfile.TemporaryDirectory(prefix="tabbook-probe-") as neutral:
+        result = subprocess.run([str(python), "-c", PROBE, *modules], capture_output=True,
+                                text=True, timeout=300, cwd=neutral,
+                                env=dict(os.environ, **QUIET_ENV, **env))
     if result.returncode != 0:
         raise RuntimeSetupError(f"{python} does not run: {result.stderr.strip()[-300:]}")
     return json.loads(result.stdout.strip().split("\n")[-1])
 
 
-def _signature(python: Path, site: Path, modules: list[str]) -> list:
+def _signature(python: Path, site: Path, modules: list[str], env: dict[str, str]) -> list:
     """What a probe's result depends on: the interpreter, its packages folder and when
-    that folder last changed (pip install, uninstall), the modules asked about."""
+    that folder last changed (pip install, uninstall), the modules asked about, the
+    kernel's variables. Paths are this machine's: another interpreter (a clone's own
+    environments) is probed again, which executes nothing."""
     return [str(python), str(site), site.stat().st_mtime_ns if site.exists() else 0,
-            python.stat().st_mtime_ns if python.exists() else 0, modules]
+            python.stat().st_mtime_ns if python.exists() else 0, modules, env]
 
 
-def _cached_probe(layout: Layout, tab: str, python: Path, modules: list[str]) -> dict:
+def _well_formed(found: dict) -> bool:
+    """Whether a recorded probe has the fields the build reads, of their types."""
+    return isinstance(found.get("missing"), list) and isinstance(found.get("python"), str) \
+        and isinstance(found.get("packages"), list) \
+        and all(isinstance(package, str) for package in found["packages"])
+
+
+def _recorded_probe(record: Path, python: Path, modules: list[str],
+                    env: dict[str, str]) -> dict | None:
+    """The probe recorded at `record`, if its interpreter's packages are unchanged since;
+    None if there is none, or it can't be read (it is then made again)."""
+    cached = read_record(record, {"signature": list, "probe": dict})
+    if cached is None or len(cached["signature"]) < 2 or not _well_formed(cached["probe"]):
+        return None
+    # The packages folder recorded last time, unchanged since: no interpreter to start.
+    site = Path(str(cached["signature"][1]))
+    signature = _signature(python, site, modules, env)
+    return cached["probe"] if cached["signature"] == signature else None
+
+
+def _cached_probe(layout: Layout, tab: str, python: Path, modules: list[str],
+                  env: dict[str, str]) -> dict:
     """Probe an interpreter, again only when its packages folder changed.
 
-    Importing a framework takes seconds; a build that finds everything cached
+    Starting interpreters takes time; a build that finds everything cached
     should not pay that.
     """
     record = layout.runtime_record(tab)
-    try:
-        cached = json.loads(record.read_text())
-        # The packages folder recorded last time, unchanged since: no interpreter to start.
-        site = Path(cached["signature"][1])
-        if cached["signature"] == _signature(python, site, modules):
-            return cached["probe"]
-    except (OSError, ValueError, KeyError, IndexError, TypeError):   # none, or another format
-        pass
+    found = _recorded_probe(record, python, modules, env)
+    if found is not None:
+        return found
     where = subprocess.run([str(python), "-c", "import sysconfig; "
                             "print(sysconfig.get_paths()['purelib'])"],
                            capture_output=True, text=True, timeout=60)
     if where.returncode != 0:
         raise RuntimeSetupError(f"{python} does not run: {where.stderr.strip()[-300:]}")
-    signature = _signature(python, Path(where.stdout.strip()), modules)
-    found = probe(python, modules)
+    signature = _signature(python, Path(where.stdout.strip()), modules, env)
+    found = probe(python, modules, env)
     if not found["missing"]:
-        record.parent.mkdir(parents=True, exist_ok=True)
-        record.write_text(json.dumps({"signature": signature, "probe": found}) + "\n")
+        write_record(record, {"signature": signature, "probe": found})
     return found
+
+
+def _missing_message(tab: str, python: Path, missing: list[str]) -> str:
+    """What a --python interpreter lacks, and the commands that install it (from the
+    wheelhouse of TABBOOK_WHEELHOUSE on a machine without Internet)."""
+    offline = wheelhouse()
+    source = f"--no-index --find-links {offline} " if offline else ""
+    return (f"--python {tab}={python} cannot run the {tab} notebooks: missing "
+            + "; ".join(missing)
+            + f" — install them there (e.g. `{python} -m pip install {source}ipykernel "
+            f"matplotlib` and `{python} -m pip install {source}--no-deps -e {TOOL_ROOT}` "
+            f"for d2l), or drop --python to use the managed environment")
 
 
 def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
@@ -165,19 +207,14 @@ def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
     python = Path(python)
     if not python.exists():
         raise RuntimeSetupError(f"--python {tab}={python}: no such interpreter")
-    module = framework(tab).module
-    found = _cached_probe(layout, tab, python, [module, "ipykernel", "d2l"])
-    if found["missing"]:
-        raise RuntimeSetupError(
-            f"--python {tab}={python} cannot run the {tab} notebooks: missing "
-            + "; ".join(found["missing"])
-            + f" — install them there (e.g. `{python} -m pip install ipykernel` and "
-            f"`{python} -m pip install -e {TOOL_ROOT}` for d2l), or drop --python to use "
-            f"the managed environment")
-    name = f"tabbook-{tab}"
     # Another book's notebooks import that book's own d2l package (`-C DIR`).
     book = layout.root.resolve()
     book_path = {} if book == TOOL_ROOT else {"PYTHONPATH": str(book)}
+    found = _cached_probe(layout, tab, python, [framework(tab).module, "ipykernel", "d2l"],
+                          book_path)
+    if found["missing"]:
+        raise RuntimeSetupError(_missing_message(tab, python, found["missing"]))
+    name = f"tabbook-{tab}"
     write_kernel_spec(layout.jupyter_data, name, python,
                       f"Python 3 ({tab})", {**QUIET_ENV, **book_path})
     return Runtime(tab, python, name, found["python"], tuple(found["packages"]))
@@ -207,32 +244,41 @@ class Gpu:
     cuda: str
 
 
-def detect_gpus() -> list[Gpu]:
-    """The NVIDIA GPUs visible to this process (respecting CUDA_VISIBLE_DEVICES)."""
+def _nvidia_smi(*arguments: str) -> str | None:
+    """What `nvidia-smi arguments` printed; None if it is absent or failed."""
     if not shutil.which("nvidia-smi"):
-        return []
+        return None
     try:
-        result = subprocess.run(
-            ["nvidia-smi", "--query-gpu=index,name,memory.total,driver_version",
-             "--format=csv,noheader,nounits"], capture_output=True, text=True, timeout=60)
-        header = subprocess.run(["nvidia-smi"], capture_output=True, text=True, timeout=60).stdout
+        result = subprocess.run(["nvidia-smi", *arguments], capture_output=True, text=True,
+                                timeout=60)
     except (OSError, subprocess.TimeoutExpired):
-        return []
-    if result.returncode != 0:
-        return []
-    cuda = ""
-    for part in header.split("CUDA Version:")[1:2]:
-        cuda = part.split()[0]
+        return None
+    return result.stdout if result.returncode == 0 else None
+
+
+def parse_gpus(listing: str, header: str, visible: str | None) -> list[Gpu]:
+    """The GPUs of nvidia-smi's CSV `listing` (index, name, memory, driver), with the CUDA
+    version its `header` names, kept to those CUDA_VISIBLE_DEVICES (`visible`) lists."""
+    cuda = next(iter(header.split("CUDA Version:")[1:2]), "").split()[:1]
     gpus = []
-    for line in result.stdout.strip().split("\n"):
+    for line in listing.strip().split("\n"):
         fields = [f.strip() for f in line.split(",")]
         if len(fields) == 4 and fields[0].isdigit():
-            gpus.append(Gpu(int(fields[0]), fields[1], int(float(fields[2])), fields[3], cuda))
-    visible = os.environ.get("CUDA_VISIBLE_DEVICES")
-    if visible is not None:
-        wanted = [v.strip() for v in visible.split(",") if v.strip()]
-        gpus = [g for g in gpus if str(g.index) in wanted]
-    return gpus
+            gpus.append(Gpu(int(fields[0]), fields[1], int(float(fields[2])), fields[3],
+                            "".join(cuda)))
+    if visible is None:
+        return gpus
+    wanted = {v.strip() for v in visible.split(",") if v.strip()}
+    return [g for g in gpus if str(g.index) in wanted]
+
+
+def detect_gpus() -> list[Gpu]:
+    """The NVIDIA GPUs visible to this process (respecting CUDA_VISIBLE_DEVICES)."""
+    listing = _nvidia_smi("--query-gpu=index,name,memory.total,driver_version",
+                          "--format=csv,noheader,nounits")
+    if listing is None:
+        return []
+    return parse_gpus(listing, _nvidia_smi() or "", os.environ.get("CUDA_VISIBLE_DEVICES"))
 
 
 def gpu_class(gpus: list[Gpu]) -> str:
