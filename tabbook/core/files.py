@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 
@@ -18,15 +17,6 @@ def tool_files() -> tuple[Path, ...]:
     """The build's own code and assets: an output made by other code is made again."""
     return (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("*/assets/*")),
             *sorted(PACKAGE.glob("*/templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
-
-
-def digest(files, *texts: str) -> str:
-    """A hash of `texts` and of the existing `files` (their paths and bytes)."""
-    found = hashlib.sha256("\0".join(texts).encode())
-    for file in sorted({Path(f).resolve() for f in files}):
-        if file.is_file():
-            found.update(str(file).encode() + b"\0" + file.read_bytes())
-    return found.hexdigest()
 
 
 def write_if_changed(path: Path, text: str) -> bool:
