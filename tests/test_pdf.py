@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import shutil
 import struct
 import unicodedata
 import zlib
@@ -26,7 +27,8 @@ from tabbook.core.layout import Layout
 from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
-from tabbook.output.pdf import MARGINS, PdfError, french_date, write_pdfs
+from tabbook.output import pdf
+from tabbook.output.pdf import MARGINS, PdfError, Printed, french_date, write_pdfs
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
 from test_cli import build
@@ -337,6 +339,64 @@ def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
 def test_french_dates():
     assert french_date(datetime.date(2026, 12, 1)) == "1er décembre 2026"
     assert french_date(datetime.date(2027, 8, 15)) == "15 août 2027"
+
+
+class FakeChromium:
+    """Stands for Chromium where what is tested is when a PDF is printed, not how."""
+
+    def new_page(self):
+        return self
+
+    def close(self) -> None:
+        pass
+
+
+def printed_again(root: Path, monkeypatch) -> int:
+    """Prints of the PyTorch PDF of the book in `root` (0: kept), by a fake Chromium."""
+    prints = []
+
+    def fake_print(page, document, draft):
+        prints.append(document)
+        return Printed(b"%PDF-1.7 fake " * 1000, 3, 2, {}), 1
+
+    monkeypatch.setattr(pdf, "_launch_chromium", lambda stack: FakeChromium())
+    monkeypatch.setattr(pdf, "print_until_settled", fake_print)
+    config = load_config(root)
+    book, _ = parse_book(config)
+    results = write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
+    assert results[0].pages == 3 and results[0].bookmarks == 2
+    return len(prints)
+
+
+@pytest.fixture
+def printed_book(tmp_path, monkeypatch) -> Path:
+    """A book printed once (by the fake Chromium); its folder."""
+    root = tmp_path / "book"
+    root.mkdir()
+    write_executed(write_book(root, {"chap/sec.md": SECTION_TWO}), executed)
+    assert printed_again(root, monkeypatch) == 1 and printed_again(root, monkeypatch) == 0
+    return root
+
+
+@pytest.mark.parametrize("stamp", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",
+                                   b'{"inputs": "an old stamp"}'])
+def test_a_damaged_pdf_stamp_is_a_missing_one(printed_book, monkeypatch, stamp):
+    Layout(printed_book).print_record("pytorch").write_bytes(stamp)
+    assert printed_again(printed_book, monkeypatch) == 1
+    assert printed_again(printed_book, monkeypatch) == 0
+
+
+def test_a_pdf_deleted_or_truncated_is_printed_again(printed_book, monkeypatch):
+    path = Layout(printed_book).pdf("test-book", "pytorch")
+    path.write_bytes(path.read_bytes()[:100])
+    assert printed_again(printed_book, monkeypatch) == 1
+    path.unlink()
+    assert printed_again(printed_book, monkeypatch) == 1 and path.is_file()
+
+
+def test_a_moved_book_keeps_its_pdf(printed_book, monkeypatch, tmp_path):
+    shutil.move(printed_book, tmp_path / "moved")
+    assert printed_again(tmp_path / "moved", monkeypatch) == 0
 
 
 # -- this repository's book, PyTorch -------------------------------------------------

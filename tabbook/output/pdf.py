@@ -16,6 +16,7 @@ it is checked, and printed again if they did.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import io
@@ -241,25 +242,31 @@ def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | N
     return PdfResult(tab, path, record["pages"], record["bookmarks"], path.stat().st_size, 0, 0.0)
 
 
-def _launch_chromium(playwright):
+def _launch_chromium(stack: contextlib.ExitStack):
+    """Chromium, driven by Playwright; both stop when `stack` closes."""
     if not CHROMIUM.is_file():
         raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
                        "(`sudo apt-get install chromium` on Debian) and retry")
+    from playwright.sync_api import sync_playwright
+
+    playwright = stack.enter_context(sync_playwright())
     try:
-        return playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=list(CHROMIUM_ARGS))
     except Exception as err:   # Playwright raises its own Error with Chromium's words
         raise PdfError(f"{CHROMIUM} did not start: {str(err).strip()[:500]}") from err
+    stack.callback(browser.close)
+    return browser
 
 
 def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
                layout: Layout, progress: Callable[[PdfResult], None] | None = None,
                today: datetime.date | None = None) -> list[PdfResult]:
     """Print the book of each of `tabs` into ``_build/pdf/<name>-<tab>.pdf``; a PDF made
-    from the very same inputs is kept. A failure leaves the previous PDF in place."""
-    from playwright.sync_api import sync_playwright
-
+    from the very same inputs, and intact, is kept (Chromium starts only if one is not).
+    A failure leaves the previous PDF in place."""
     results = []
-    with sync_playwright() as playwright:
+    with contextlib.ExitStack() as stack:
         browser = None
         for tab in tabs:
             started = time.monotonic()
@@ -267,7 +274,7 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
             inputs = _fingerprint(book, config, tab, layout)
             result = _kept(path, record_path, inputs, tab)
             if result is None:
-                browser = browser or _launch_chromium(playwright)
+                browser = browser or _launch_chromium(stack)
                 draft = print_layout(book, config, numbers, tab, layout,
                                      today or datetime.date.today())
                 page = browser.new_page()
@@ -282,6 +289,4 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
             results.append(result)
             if progress:
                 progress(result)
-        if browser:
-            browser.close()
     return results
