@@ -136,6 +136,7 @@ def parse_page(path: Path) -> Links:
 
 
 @pytest.mark.parametrize("site_name", ["html", "html-pytorch"])
+@pytest.mark.kernels
 def test_every_internal_link_and_anchor_resolves(book, site_name):
     site = book / "_build" / site_name
     parsed = {page: parse_page(site / page) for page in site_pages(site)}
@@ -162,6 +163,7 @@ def test_every_internal_link_and_anchor_resolves(book, site_name):
     assert checked > 50   # the check did look at the site
 
 
+@pytest.mark.kernels
 def test_the_executed_book_prints_no_warning_and_no_log_noise(book):
     noisy = []
     notebooks = sorted((book / "_build" / "eval").rglob("*.ipynb"))
@@ -175,6 +177,7 @@ def test_the_executed_book_prints_no_warning_and_no_log_noise(book):
     assert len(notebooks) > 30 and not noisy, "\n".join(noisy)
 
 
+@pytest.mark.kernels
 def test_references_numbers_and_math(book):
     page = (book / "_build" / "html" / "chapter_gpu" / "use-gpu.html").read_text()
     # The GPU chapter's place in the book's TOC gives its number.
@@ -189,6 +192,7 @@ def test_references_numbers_and_math(book):
     assert "Code PyTorch exécuté le" in training and "sur le processeur" in training
 
 
+@pytest.mark.kernels
 def test_single_framework_site_has_no_tabs_and_only_its_code(book):
     site = book / "_build" / "html-pytorch"
     page = (site / "chapter_gpu" / "use-gpu.html").read_text()
@@ -203,6 +207,8 @@ def test_single_framework_site_has_no_tabs_and_only_its_code(book):
 
 
 # -- in the browser --------------------------------------------------------------
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_tab_click_switches_every_group_and_persists(server, visitor):
     browse = visitor()
     page = browse.page
@@ -224,6 +230,8 @@ def test_a_tab_click_switches_every_group_and_persists(server, visitor):
     assert not browse.errors and not browse.outside
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_tab_query_parameter_chooses_the_framework(server, visitor):
     browse = visitor()
     browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html?tab=tensorflow")
@@ -232,6 +240,8 @@ def test_the_tab_query_parameter_chooses_the_framework(server, visitor):
     assert set(browse.visible_panels()) == {"tensorflow"}
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_search_finds_a_french_word(server, visitor):
     browse = visitor()
     # "périphériques" is written in the GPU chapter; the query uses the singular.
@@ -247,6 +257,8 @@ def test_search_finds_a_french_word(server, visitor):
     assert not browse.errors and not browse.outside
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_no_console_error_and_no_request_leaves_the_machine(book, server, visitor):
     browse = visitor()
     for site_name in ("html", "html-pytorch"):
@@ -262,6 +274,8 @@ def test_no_console_error_and_no_request_leaves_the_machine(book, server, visito
     assert browse.outside == []
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
     config = load_config(book)
     section = next(s for s in parse_book(config)[0].pages() if s.name == "chapter_gpu/use-gpu")
@@ -279,6 +293,8 @@ def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
         assert download.as_posix().endswith(f"notebooks/{tab}/chapter_gpu/use-gpu.ipynb")
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_screenshots_and_no_sideways_scroll_on_phones(book, server, visitor):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     backgrounds = {}
@@ -303,6 +319,8 @@ def test_screenshots_and_no_sideways_scroll_on_phones(book, server, visitor):
     assert not wide, f"these pages scroll sideways on a phone: {wide}"
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_theme_toggle_overrides_the_system(server, visitor):
     browse = visitor(color_scheme="light")
     browse.page.goto(f"{server}/html/index.html")
@@ -339,6 +357,7 @@ def render_unexecuted(root: Path) -> Path:
                        layout).folder
 
 
+@pytest.mark.browser
 def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
     site = render_unexecuted(write_book(tmp_path, {"chap/sec.md": PARTIAL}))
     browse = visitor()
@@ -391,6 +410,7 @@ def test_names_and_titles_are_escaped_and_the_author_is_in_the_head(tmp_path):
     assert head.author is None and head.title == "Livre — Un livre de test"
 
 
+@pytest.mark.browser
 def test_a_role_written_in_inline_code_stays_literal_on_the_page(tmp_path, visitor):
     text = ("# Une section\n:label:`sec_one`\n\nÉcrire `` :numref:`sec_one` `` donne "
             ":numref:`sec_one`.\n")
@@ -412,6 +432,8 @@ def headings(path: Path) -> list[tuple[str, str]]:
             re.findall(r'<h[1-3] id="([^"]+)">(.*?)</h[1-3]>', page, flags=re.S)]
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_search_result_leads_to_the_heading_it_matches(book, server, visitor):
     word = "refroidissement"
     site = book / "_build" / "html"
@@ -450,6 +472,8 @@ LABELS = """() => {
 }"""
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_interface_speaks_french(server, visitor):
     browse = visitor()
     labels = []
@@ -477,6 +501,8 @@ def axe_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_no_serious_accessibility_violation_on_any_page(book, server, visitor, scheme):
     browse = visitor(color_scheme=scheme)
     faults = []

@@ -337,6 +337,8 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
     return python
 
 
+@pytest.mark.kernels
+@pytest.mark.network
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
 def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
                                                                     monkeypatch):

@@ -276,6 +276,7 @@ def small_pdf(tmp_path_factory) -> Pdf:
     return Pdf(results[0].path)
 
 
+@pytest.mark.browser
 def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert small_pdf.lines[0] == ["Un livre de test", "Édition PyTorch",
                                   "Version 1.0.0, 1er novembre 2026", "1"]
@@ -286,6 +287,7 @@ def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert [child.title for child in section.children] == ["1.2.1 Une partie"]
 
 
+@pytest.mark.browser
 def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     text = "\n".join(small_pdf.texts)
     assert "import torch" in text and "sortie pytorch" in text
@@ -297,6 +299,7 @@ def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     assert "Code PyTorch exécuté le 21/11/2026" in _plain(text)
 
 
+@pytest.mark.browser
 def test_references_are_french_links_to_the_right_page(small_pdf):
     contents = dict(small_pdf.contents())
     page = contents["1.1 Première section"]
@@ -315,6 +318,7 @@ def test_references_are_french_links_to_the_right_page(small_pdf):
             if "dest" in link} == {page}   # figure 1.1 and section 1.1
 
 
+@pytest.mark.browser
 def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
     assert small_pdf.characters_beyond(right_margin()) == []
     code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
@@ -419,6 +423,8 @@ def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
     return root, Pdf(path)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -437,6 +443,8 @@ def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
         assert pdf.footer(number) == str(number)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -463,6 +471,8 @@ def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     assert pdf.characters_beyond(right_margin()) == []
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -492,6 +502,8 @@ def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
         assert (PAGES / f"pytorch-{name}.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_html_book_offers_the_pdf(book_pdf):
     root, pdf = book_pdf
     site = root / "_build" / "html-pytorch"

@@ -44,7 +44,8 @@ def machine_error(err: OSError) -> MachineError | None:
     if err.errno not in REFUSALS:
         return None
     verb, why, fix = REFUSALS[err.errno]
-    what = err.filename or "an output of the build"
+    # A copy or a rename names its source first: the file written is the second one.
+    what = err.filename2 or err.filename or "an output of the build"
     return MachineError(f"cannot {verb} {what}: {why} — {fix}, then run the command again")
 
 
