@@ -261,6 +261,16 @@ def test_a_damaged_launch_record_is_a_missing_one(tmp_path, record):
     assert launch_files(layout) == written
 
 
+def test_a_damaged_launch_notebook_is_written_again(tmp_path):
+    arguments, layout = launch_book(tmp_path)
+    write_launch_notebooks(*arguments, layout)
+    written = launch_files(layout)
+    notebook = layout.launch / "pytorch" / "chap" / "gpu.ipynb"
+    notebook.write_bytes(b'{"cells": "caf\xe9"}')   # not UTF-8
+    assert write_launch_notebooks(*arguments, layout).written == [notebook]
+    assert launch_files(layout) == written
+
+
 def test_a_moved_book_keeps_its_launch_record(tmp_path):
     arguments, layout = launch_book(tmp_path / "book")
     write_launch_notebooks(*arguments, layout)

@@ -20,10 +20,12 @@ def tool_files() -> tuple[Path, ...]:
 
 
 def write_if_changed(path: Path, text: str) -> bool:
-    """Atomically write `text` unless the file already holds it; True if written."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    """Atomically write `text` unless the file already holds it; True if written. A file
+    that is damaged (not UTF-8, say) is simply written again."""
+    data = text.encode("utf-8")
+    if path.is_file() and path.read_bytes() == data:
         return False
-    atomic_write(path, text)
+    atomic_write(path, data)
     return True
 
 
