@@ -15,6 +15,7 @@ from conftest import REPO, with_build_system, write_book
 from tabbook.bootstrap.errors import MachineError, machine_error, machine_errors
 from tabbook.bootstrap.records import atomic_write
 from tabbook.cli.main import main
+from test_launch import filling_the_disk
 
 FRAMEWORK_PYTHONS = [arg for tab in ("pytorch", "mxnet", "tensorflow")
                      for arg in ("--python", f"{tab}={REPO / '.envs' / tab / 'bin' / 'python'}")]
@@ -45,18 +46,15 @@ def test_any_other_os_error_stays_a_bug():
         raise OSError(errno.ENOSPC, "No space left on device")
 
 
-def test_a_full_disk_keeps_the_previous_file_and_leaves_no_temporary(tmp_path, monkeypatch):
+@pytest.mark.parametrize("data", ["the next version, longer\n", b"the next version, longer\n"])
+def test_a_full_disk_keeps_the_previous_file_and_leaves_no_temporary(tmp_path, monkeypatch,
+                                                                     data):
     path = tmp_path / "launch.json"
     atomic_write(path, "previous\n")
-    write_text = Path.write_text
-
-    def full_disk(self, text, *args, **kwargs):   # half of it fits, as write() does
-        write_text(self, text[:len(text) // 2], *args, **kwargs)
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
-    monkeypatch.setattr(Path, "write_text", full_disk)
+    for method in ("write_text", "write_bytes"):
+        monkeypatch.setattr(Path, method, filling_the_disk(getattr(Path, method)))
     with pytest.raises(OSError) as raised:
-        atomic_write(path, "the next version, longer\n")
+        atomic_write(path, data)
     assert raised.value.filename == str(path)   # the file meant, not its temporary
     assert path.read_text() == "previous\n" and sorted(tmp_path.iterdir()) == [path]
 

@@ -290,6 +290,14 @@ def test_a_killed_writes_temporary_leaves_the_published_tree(tmp_path):
     assert not stray.exists()
 
 
+def filling_the_disk(write):
+    """`write` (a Path method) on a disk where half of what is written fits."""
+    def full_disk(path, data, *args, **kwargs):
+        write(path, data[:len(data) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))   # as write() does: no file
+    return full_disk
+
+
 def test_a_full_disk_keeps_the_previous_notebook_and_leaves_no_temporary(tmp_path, capsys):
     arguments, layout = launch_book(tmp_path)
     write_launch_notebooks(*arguments, layout)
@@ -297,14 +305,9 @@ def test_a_full_disk_keeps_the_previous_notebook_and_leaves_no_temporary(tmp_pat
     config_file = tmp_path / "config.ini"
     config_file.write_text(config_file.read_text().replace("1.0.0", "1.0.1"))
     arguments, layout = loaded_launch_book(tmp_path)
-    write_text = Path.write_text
-
-    def full_disk(path, text, *args, **kwargs):   # half of it fits, as write() does
-        write_text(path, text[:len(text) // 2], *args, **kwargs)
-        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(Path, "write_text", full_disk)
+        for method in ("write_text", "write_bytes"):
+            patch.setattr(Path, method, filling_the_disk(getattr(Path, method)))
         status = reporting(lambda: write_launch_notebooks(*arguments, layout), Console())
     err = capsys.readouterr().err
     notebook = layout.launch / "pytorch" / "chap" / "gpu.ipynb"
