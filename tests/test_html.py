@@ -5,8 +5,10 @@ request that would leave the machine is recorded and refused.
 """
 from __future__ import annotations
 
+import errno
 import functools
 import http.server
+import os
 import re
 import shutil
 import threading
@@ -18,12 +20,16 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book, write_executed
+from tabbook.cli.console import Console
+from tabbook.cli.main import reporting
 from tabbook.core.config import load_config
 from tabbook.bootstrap.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
+from tabbook.core.layout import Layout
+from tabbook.output import render
 from tabbook.output.launch import launch_links
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
-from tabbook.output.render import render_site
+from tabbook.output.render import INPUTS_STAMP, render_page, render_site
 from tabbook.notebooks.split import split_section
 from test_spelling import unknown_words
 
@@ -130,6 +136,7 @@ def parse_page(path: Path) -> Links:
 
 
 @pytest.mark.parametrize("site_name", ["html", "html-pytorch"])
+@pytest.mark.kernels
 def test_every_internal_link_and_anchor_resolves(book, site_name):
     site = book / "_build" / site_name
     parsed = {page: parse_page(site / page) for page in site_pages(site)}
@@ -156,6 +163,7 @@ def test_every_internal_link_and_anchor_resolves(book, site_name):
     assert checked > 50   # the check did look at the site
 
 
+@pytest.mark.kernels
 def test_the_executed_book_prints_no_warning_and_no_log_noise(book):
     noisy = []
     notebooks = sorted((book / "_build" / "eval").rglob("*.ipynb"))
@@ -169,6 +177,7 @@ def test_the_executed_book_prints_no_warning_and_no_log_noise(book):
     assert len(notebooks) > 30 and not noisy, "\n".join(noisy)
 
 
+@pytest.mark.kernels
 def test_references_numbers_and_math(book):
     page = (book / "_build" / "html" / "chapter_gpu" / "use-gpu.html").read_text()
     # The GPU chapter's place in the book's TOC gives its number.
@@ -183,6 +192,7 @@ def test_references_numbers_and_math(book):
     assert "Code PyTorch exécuté le" in training and "sur le processeur" in training
 
 
+@pytest.mark.kernels
 def test_single_framework_site_has_no_tabs_and_only_its_code(book):
     site = book / "_build" / "html-pytorch"
     page = (site / "chapter_gpu" / "use-gpu.html").read_text()
@@ -197,6 +207,8 @@ def test_single_framework_site_has_no_tabs_and_only_its_code(book):
 
 
 # -- in the browser --------------------------------------------------------------
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_tab_click_switches_every_group_and_persists(server, visitor):
     browse = visitor()
     page = browse.page
@@ -218,6 +230,8 @@ def test_a_tab_click_switches_every_group_and_persists(server, visitor):
     assert not browse.errors and not browse.outside
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_tab_query_parameter_chooses_the_framework(server, visitor):
     browse = visitor()
     browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html?tab=tensorflow")
@@ -226,6 +240,8 @@ def test_the_tab_query_parameter_chooses_the_framework(server, visitor):
     assert set(browse.visible_panels()) == {"tensorflow"}
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_search_finds_a_french_word(server, visitor):
     browse = visitor()
     # "périphériques" is written in the GPU chapter; the query uses the singular.
@@ -241,6 +257,8 @@ def test_search_finds_a_french_word(server, visitor):
     assert not browse.errors and not browse.outside
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_no_console_error_and_no_request_leaves_the_machine(book, server, visitor):
     browse = visitor()
     for site_name in ("html", "html-pytorch"):
@@ -256,6 +274,8 @@ def test_no_console_error_and_no_request_leaves_the_machine(book, server, visito
     assert browse.outside == []
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
     config = load_config(book)
     section = next(s for s in parse_book(config)[0].pages() if s.name == "chapter_gpu/use-gpu")
@@ -273,6 +293,8 @@ def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
         assert download.as_posix().endswith(f"notebooks/{tab}/chapter_gpu/use-gpu.ipynb")
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_screenshots_and_no_sideways_scroll_on_phones(book, server, visitor):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     backgrounds = {}
@@ -297,6 +319,8 @@ def test_screenshots_and_no_sideways_scroll_on_phones(book, server, visitor):
     assert not wide, f"these pages scroll sideways on a phone: {wide}"
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_theme_toggle_overrides_the_system(server, visitor):
     browse = visitor(color_scheme="light")
     browse.page.goto(f"{server}/html/index.html")
@@ -333,6 +357,7 @@ def render_unexecuted(root: Path) -> Path:
                        layout).folder
 
 
+@pytest.mark.browser
 def test_a_section_without_the_chosen_framework_says_so(tmp_path, visitor):
     site = render_unexecuted(write_book(tmp_path, {"chap/sec.md": PARTIAL}))
     browse = visitor()
@@ -385,6 +410,7 @@ def test_names_and_titles_are_escaped_and_the_author_is_in_the_head(tmp_path):
     assert head.author is None and head.title == "Livre — Un livre de test"
 
 
+@pytest.mark.browser
 def test_a_role_written_in_inline_code_stays_literal_on_the_page(tmp_path, visitor):
     text = ("# Une section\n:label:`sec_one`\n\nÉcrire `` :numref:`sec_one` `` donne "
             ":numref:`sec_one`.\n")
@@ -406,6 +432,8 @@ def headings(path: Path) -> list[tuple[str, str]]:
             re.findall(r'<h[1-3] id="([^"]+)">(.*?)</h[1-3]>', page, flags=re.S)]
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_search_result_leads_to_the_heading_it_matches(book, server, visitor):
     word = "refroidissement"
     site = book / "_build" / "html"
@@ -444,6 +472,8 @@ LABELS = """() => {
 }"""
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_interface_speaks_french(server, visitor):
     browse = visitor()
     labels = []
@@ -471,6 +501,8 @@ def axe_violations(page) -> list[str]:
 
 
 @pytest.mark.parametrize("scheme", ["light", "dark"])
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_no_serious_accessibility_violation_on_any_page(book, server, visitor, scheme):
     browse = visitor(color_scheme=scheme)
     faults = []
@@ -483,3 +515,115 @@ def test_no_serious_accessibility_violation_on_any_page(book, server, visitor, s
         assert browse.page.evaluate("document.documentElement.dataset.scheme") == scheme
         faults += [f"{name} [{scheme}] {fault}" for fault in axe_violations(browse.page)]
     assert not faults, "\n".join(faults)
+
+
+# -- a site that repairs itself (no kernel, no browser) ----------------------------------
+def rendered(root: Path):
+    """Render the book in `root` from the executed notebooks already there."""
+    config = load_config(root)
+    book_model, problems = parse_book(config)
+    assert not problems, problems
+    return render_site(book_model, config, number_book(book_model), config.build.tabs,
+                       Layout(root))
+
+
+def site_files(site: Path) -> dict[str, bytes]:
+    return {p.relative_to(site).as_posix(): p.read_bytes() for p in site.rglob("*")
+            if p.is_file()}
+
+
+@pytest.fixture
+def small_site(tmp_path) -> Path:
+    """A rendered two-page book; its site folder."""
+    (tmp_path / "book").mkdir()
+    site = render_unexecuted(write_book(tmp_path / "book", {"chap/sec.md": PARTIAL}))
+    assert not rendered(tmp_path / "book").rendered   # nothing changed: kept
+    return site
+
+
+def test_a_page_deleted_truncated_or_added_is_rendered_again(small_site):
+    root = small_site.parents[1]
+    original = site_files(small_site)
+    page = small_site / "chap" / "sec.html"
+    page.unlink()
+    assert rendered(root).rendered and site_files(small_site) == original
+    page.write_bytes(page.read_bytes()[:100])
+    assert rendered(root).rendered and site_files(small_site) == original
+    (small_site / "_static" / "book.js").write_text("// edited by hand\n")
+    assert rendered(root).rendered and site_files(small_site) == original
+    (small_site / "stray.html").write_text("<p>not the book's</p>")
+    assert rendered(root).rendered and site_files(small_site) == original
+    assert not rendered(root).rendered
+
+
+@pytest.mark.parametrize("stamp", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",
+                                   b'{"fingerprint": 3}', b'{"fingerprint": "x", "files": []}'])
+def test_a_damaged_site_stamp_is_a_missing_one(small_site, stamp):
+    original = site_files(small_site)
+    (small_site / INPUTS_STAMP).write_bytes(stamp)
+    assert rendered(small_site.parents[1]).rendered
+    assert site_files(small_site) == original
+
+
+def test_a_moved_book_keeps_its_site(small_site, tmp_path):
+    moved = tmp_path / "elsewhere"
+    shutil.move(small_site.parents[1], moved)
+    assert not rendered(moved).rendered
+
+
+def test_what_a_killed_render_left_goes_at_the_next_render(small_site):
+    root = small_site.parents[1]
+    original = site_files(small_site)
+    for leftover in ("html.new", "html.old"):
+        (small_site.parent / leftover / "chap").mkdir(parents=True)
+        (small_site.parent / leftover / "chap" / "sec.html").write_text("<p>half")
+    assert not rendered(root).rendered   # the site itself is intact: kept
+    assert sorted(p.name for p in small_site.parent.iterdir() if p.name.startswith("html")) \
+        == ["html"]
+    assert site_files(small_site) == original
+
+
+def edit_section(root: Path) -> None:
+    section = root / "chapters" / "chap" / "sec.md"
+    section.write_text(section.read_text(encoding="utf-8") + "\nUne phrase de plus.\n",
+                       encoding="utf-8")
+
+
+def interrupted_render(root: Path, error: BaseException, capsys) -> tuple[int, str]:
+    """Report a render of `root` whose second page raises `error`; the status and stderr."""
+    pages = iter(range(100))
+
+    def page(*args):
+        if next(pages) == 1:
+            raise error
+        return render_page(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render, "render_page", page)
+        status = reporting(lambda: rendered(root), Console())
+    return status, capsys.readouterr().err
+
+
+def test_ctrl_c_during_a_render_keeps_the_previous_site_whole(small_site, capsys):
+    root = small_site.parents[1]
+    original = site_files(small_site)
+    edit_section(root)
+    status, err = interrupted_render(root, KeyboardInterrupt(), capsys)
+    assert status == 130 and "interrupted" in err and "Traceback" not in err
+    assert site_files(small_site) == original
+    assert [p.name for p in small_site.parent.iterdir() if p.name.startswith("html")] == ["html"]
+    assert rendered(root).rendered and b"Une phrase de plus" in \
+        (small_site / "chap" / "sec.html").read_bytes()
+
+
+def test_a_full_disk_during_a_render_is_a_clear_error(small_site, capsys):
+    root = small_site.parents[1]
+    original = site_files(small_site)
+    edit_section(root)
+    full = OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))   # as write() raises it: no file
+    status, err = interrupted_render(root, full, capsys)
+    assert status == 1 and "Traceback" not in err
+    assert f"error: cannot write {small_site.parent / 'html.new'}: no space left on device " \
+           "— free some space" in err
+    assert site_files(small_site) == original
+    assert [p.name for p in small_site.parent.iterdir() if p.name.startswith("html")] == ["html"]

@@ -1,7 +1,9 @@
 """Launch notebooks: structure, links, --out, and a platform-like run per framework."""
 from __future__ import annotations
 
+import errno
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -12,9 +14,13 @@ import nbformat
 import pytest
 
 from conftest import DECLARE, REPO, write_book
+from tabbook.bootstrap.records import read_record
+from tabbook.cli.console import Console
+from tabbook.cli.main import reporting
 from tabbook.core.config import load_config
 from tabbook.execution.kernels import write_kernel_spec
 from tabbook.core.layout import Layout
+from tabbook.output import launch
 from tabbook.output.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
 from tabbook.source.numbering import number_book
@@ -205,6 +211,130 @@ def test_out_replaces_only_folders_it_wrote(tmp_path):
     assert (out / OUT_MARKER).is_file()
 
 
+# -- launch notebooks that repair themselves -------------------------------------------
+def launch_book(root: Path):
+    """A book in `root` with the executed PyTorch notebooks of its two code sections; what
+    `write_launch_notebooks` takes, then the layout."""
+    root.mkdir(exist_ok=True)
+    write_book(root, {"chap/index.md": CHAPTER, "chap/gpu.md": GPU_SECTION,
+                      "chap/cpu.md": CPU_SECTION, "chap/prose.md": PROSE_SECTION})
+    (root / "img").mkdir(exist_ok=True)
+    (root / "img" / "deux.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+    return loaded_launch_book(root)
+
+
+def loaded_launch_book(root: Path):
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems
+    layout = Layout(root)
+    sections = {s.name: s for s in book.pages()}
+    pairs = [(sections[name], "pytorch") for name in ("chap/gpu", "chap/cpu")]
+    for section, tab in pairs:
+        path = layout.executed(tab, section)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(executed(section, tab), path)
+    return (config, number_book(book), pairs), layout
+
+
+def launch_files(layout: Layout) -> dict[str, bytes]:
+    return {p.relative_to(layout.launch).as_posix(): p.read_bytes()
+            for p in layout.launch.rglob("*") if p.is_file()}
+
+
+def temporaries(layout: Layout) -> list[Path]:
+    return sorted(layout.build.rglob("*.tmp"))
+
+
+@pytest.mark.parametrize("record", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",
+                                    b'"a string"'])
+def test_a_damaged_launch_record_is_a_missing_one(tmp_path, record):
+    arguments, layout = launch_book(tmp_path)
+    assert len(write_launch_notebooks(*arguments, layout).written) == 2
+    written = launch_files(layout)
+    layout.launch_record.write_bytes(record)
+    again = write_launch_notebooks(*arguments, layout)
+    assert not again.written and len(again.unchanged) == 2
+    assert set(read_record(layout.launch_record)) == \
+        {"_build/launch/pytorch/chap/gpu.ipynb", "_build/launch/pytorch/chap/cpu.ipynb"}
+    assert launch_files(layout) == written
+
+
+def test_a_damaged_launch_notebook_is_written_again(tmp_path):
+    arguments, layout = launch_book(tmp_path)
+    write_launch_notebooks(*arguments, layout)
+    written = launch_files(layout)
+    notebook = layout.launch / "pytorch" / "chap" / "gpu.ipynb"
+    notebook.write_bytes(b'{"cells": "caf\xe9"}')   # not UTF-8
+    assert write_launch_notebooks(*arguments, layout).written == [notebook]
+    assert launch_files(layout) == written
+
+
+def test_a_moved_book_keeps_its_launch_record(tmp_path):
+    arguments, layout = launch_book(tmp_path / "book")
+    write_launch_notebooks(*arguments, layout)
+    record = layout.launch_record.read_bytes()
+    shutil.move(tmp_path / "book", tmp_path / "moved")
+    arguments, layout = loaded_launch_book(tmp_path / "moved")
+    assert len(write_launch_notebooks(*arguments, layout).unchanged) == 2
+    assert layout.launch_record.read_bytes() == record   # same fingerprints: not rewritten
+
+
+def test_a_killed_writes_temporary_leaves_the_published_tree(tmp_path):
+    arguments, layout = launch_book(tmp_path)
+    write_launch_notebooks(*arguments, layout, prune=("pytorch",))
+    stray = layout.launch / "pytorch" / "chap" / ".gpu.ipynb.123.456.tmp"
+    stray.write_text("{half")
+    write_launch_notebooks(*arguments, layout, prune=("pytorch",))
+    assert not stray.exists()
+
+
+def filling_the_disk(write):
+    """`write` (a Path method) on a disk where half of what is written fits."""
+    def full_disk(path, data, *args, **kwargs):
+        write(path, data[:len(data) // 2], *args, **kwargs)
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))   # as write() does: no file
+    return full_disk
+
+
+def test_a_full_disk_keeps_the_previous_notebook_and_leaves_no_temporary(tmp_path, capsys):
+    arguments, layout = launch_book(tmp_path)
+    write_launch_notebooks(*arguments, layout)
+    written = launch_files(layout)
+    config_file = tmp_path / "config.ini"
+    config_file.write_text(config_file.read_text().replace("1.0.0", "1.0.1"))
+    arguments, layout = loaded_launch_book(tmp_path)
+    with pytest.MonkeyPatch.context() as patch:
+        for method in ("write_text", "write_bytes"):
+            patch.setattr(Path, method, filling_the_disk(getattr(Path, method)))
+        status = reporting(lambda: write_launch_notebooks(*arguments, layout), Console())
+    err = capsys.readouterr().err
+    notebook = layout.launch / "pytorch" / "chap" / "gpu.ipynb"
+    assert status == 1 and "Traceback" not in err
+    assert f"error: cannot write {notebook}: no space left on device — free some space" in err
+    assert launch_files(layout) == written and temporaries(layout) == []
+
+
+def test_ctrl_c_during_launch_leaves_whole_notebooks_only(tmp_path, capsys):
+    arguments, layout = launch_book(tmp_path)
+    made = iter(range(10))
+
+    def make(*args):
+        if next(made) == 1:
+            raise KeyboardInterrupt
+        return make_launch_notebook(*args)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(launch, "make_launch_notebook", make)
+        status = reporting(lambda: write_launch_notebooks(*arguments, layout), Console())
+    err = capsys.readouterr().err
+    assert status == 130 and "interrupted" in err and "Traceback" not in err
+    assert list(launch_files(layout)) == ["pytorch/chap/gpu.ipynb"] and temporaries(layout) == []
+    nbformat.validate(nbformat.read(layout.launch / "pytorch/chap/gpu.ipynb", as_version=4))
+    assert len(write_launch_notebooks(*arguments, layout).written) == 1   # cpu, now
+
+
 # -- platform-like runs ------------------------------------------------------
 PLATFORM_SECTIONS = ["chapter_foundations/training-api", "chapter_gpu/use-gpu"]
 QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
@@ -220,6 +350,8 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
     return python
 
 
+@pytest.mark.kernels
+@pytest.mark.network
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
 def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
                                                                     monkeypatch):

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import datetime
 import re
+import shutil
 import struct
 import unicodedata
 import zlib
@@ -26,7 +27,8 @@ from tabbook.core.layout import Layout
 from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
-from tabbook.output.pdf import MARGINS, PdfError, french_date, write_pdfs
+from tabbook.output import pdf
+from tabbook.output.pdf import MARGINS, PdfError, Printed, french_date, write_pdfs
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
 from test_cli import build
@@ -274,6 +276,7 @@ def small_pdf(tmp_path_factory) -> Pdf:
     return Pdf(results[0].path)
 
 
+@pytest.mark.browser
 def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert small_pdf.lines[0] == ["Un livre de test", "Édition PyTorch",
                                   "Version 1.0.0, 1er novembre 2026", "1"]
@@ -284,6 +287,7 @@ def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert [child.title for child in section.children] == ["1.2.1 Une partie"]
 
 
+@pytest.mark.browser
 def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     text = "\n".join(small_pdf.texts)
     assert "import torch" in text and "sortie pytorch" in text
@@ -295,6 +299,7 @@ def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     assert "Code PyTorch exécuté le 21/11/2026" in _plain(text)
 
 
+@pytest.mark.browser
 def test_references_are_french_links_to_the_right_page(small_pdf):
     contents = dict(small_pdf.contents())
     page = contents["1.1 Première section"]
@@ -313,6 +318,7 @@ def test_references_are_french_links_to_the_right_page(small_pdf):
             if "dest" in link} == {page}   # figure 1.1 and section 1.1
 
 
+@pytest.mark.browser
 def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
     assert small_pdf.characters_beyond(right_margin()) == []
     code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
@@ -339,6 +345,64 @@ def test_french_dates():
     assert french_date(datetime.date(2027, 8, 15)) == "15 août 2027"
 
 
+class FakeChromium:
+    """Stands for Chromium where what is tested is when a PDF is printed, not how."""
+
+    def new_page(self):
+        return self
+
+    def close(self) -> None:
+        pass
+
+
+def printed_again(root: Path, monkeypatch) -> int:
+    """Prints of the PyTorch PDF of the book in `root` (0: kept), by a fake Chromium."""
+    prints = []
+
+    def fake_print(page, document, draft):
+        prints.append(document)
+        return Printed(b"%PDF-1.7 fake " * 1000, 3, 2, {}), 1
+
+    monkeypatch.setattr(pdf, "_launch_chromium", lambda stack: FakeChromium())
+    monkeypatch.setattr(pdf, "print_until_settled", fake_print)
+    config = load_config(root)
+    book, _ = parse_book(config)
+    results = write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
+    assert results[0].pages == 3 and results[0].bookmarks == 2
+    return len(prints)
+
+
+@pytest.fixture
+def printed_book(tmp_path, monkeypatch) -> Path:
+    """A book printed once (by the fake Chromium); its folder."""
+    root = tmp_path / "book"
+    root.mkdir()
+    write_executed(write_book(root, {"chap/sec.md": SECTION_TWO}), executed)
+    assert printed_again(root, monkeypatch) == 1 and printed_again(root, monkeypatch) == 0
+    return root
+
+
+@pytest.mark.parametrize("stamp", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",
+                                   b'{"inputs": "an old stamp"}'])
+def test_a_damaged_pdf_stamp_is_a_missing_one(printed_book, monkeypatch, stamp):
+    Layout(printed_book).print_record("pytorch").write_bytes(stamp)
+    assert printed_again(printed_book, monkeypatch) == 1
+    assert printed_again(printed_book, monkeypatch) == 0
+
+
+def test_a_pdf_deleted_or_truncated_is_printed_again(printed_book, monkeypatch):
+    path = Layout(printed_book).pdf("test-book", "pytorch")
+    path.write_bytes(path.read_bytes()[:100])
+    assert printed_again(printed_book, monkeypatch) == 1
+    path.unlink()
+    assert printed_again(printed_book, monkeypatch) == 1 and path.is_file()
+
+
+def test_a_moved_book_keeps_its_pdf(printed_book, monkeypatch, tmp_path):
+    shutil.move(printed_book, tmp_path / "moved")
+    assert printed_again(tmp_path / "moved", monkeypatch) == 0
+
+
 # -- this repository's book, PyTorch -------------------------------------------------
 @pytest.fixture(scope="module")
 def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
@@ -359,6 +423,8 @@ def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
     return root, Pdf(path)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -377,6 +443,8 @@ def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
         assert pdf.footer(number) == str(number)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -403,6 +471,8 @@ def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     assert pdf.characters_beyond(right_margin()) == []
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -432,6 +502,8 @@ def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
         assert (PAGES / f"pytorch-{name}.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_the_html_book_offers_the_pdf(book_pdf):
     root, pdf = book_pdf
     site = root / "_build" / "html-pytorch"

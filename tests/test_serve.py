@@ -20,6 +20,7 @@ import pytest
 
 from conftest import CONFIG, REPO, md, with_build_system, write_book
 from tabbook.bootstrap.environments import ensure_env
+from tabbook.output.serve import Preview, _Server
 from test_execute import alive, kernels_of
 from test_html import Visitor, chromium, visitor  # noqa: F401 (fixtures)
 
@@ -158,6 +159,8 @@ def lock_is_free(root: Path) -> bool:
 
 # -- following the edits ---------------------------------------------------------------
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_prose_edit_shows_in_the_open_page_at_the_same_place(served, visitor):
     browse = open_page(visitor, served)
     page = browse.page
@@ -176,6 +179,7 @@ def test_a_prose_edit_shows_in_the_open_page_at_the_same_place(served, visitor):
     page.wait_for_selector("text=Le texte de départ.", timeout=30_000)
 
 
+@pytest.mark.kernels
 def test_the_reload_script_is_in_the_served_pages_only(served):
     status, served_page = served.get("chap/sec.html")
     assert status == 200 and "/__preview.js" in served_page
@@ -184,6 +188,8 @@ def test_the_reload_script_is_in_the_served_pages_only(served):
     assert not [p for p in built.rglob("*") if p.is_file() and b"__preview" in p.read_bytes()]
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_source_error_shows_in_the_page_located_until_fixed(served, visitor):
     browse = open_page(visitor, served)
     page = browse.page
@@ -206,6 +212,8 @@ def test_a_source_error_shows_in_the_page_located_until_fixed(served, visitor):
     page.wait_for_selector("text=Le texte de départ.", timeout=30_000)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_failing_cell_shows_in_the_page_at_its_md_line(served, visitor):
     browse = open_page(visitor, served)
     page = browse.page
@@ -221,6 +229,8 @@ def test_a_failing_cell_shows_in_the_page_at_its_md_line(served, visitor):
     assert page.locator(".outputs").inner_text().strip() == "42"
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_config_ini_saved_by_renaming_stays_watched(served, visitor):
     """Editors often save by writing a new file and renaming it over the old one."""
     page = open_page(visitor, served).page
@@ -234,6 +244,8 @@ def test_config_ini_saved_by_renaming_stays_watched(served, visitor):
         page.wait_for_selector(f'.book-title:text-is("{title}")', timeout=30_000)
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_search_finds_a_word_of_the_served_book(served, visitor):
     browse = visitor()
     browse.page.goto(served.url + "search.html?q=zygop%C3%A9tale")
@@ -246,6 +258,7 @@ def test_search_finds_a_word_of_the_served_book(served, visitor):
 
 # -- the server itself ------------------------------------------------------------------
 
+@pytest.mark.kernels
 def test_the_server_listens_on_127_0_0_1_only(served):
     port = f"{served.port:04X}"
     listening = [line.split()[1] for name in ("/proc/net/tcp", "/proc/net/tcp6")
@@ -259,6 +272,7 @@ def test_the_server_listens_on_127_0_0_1_only(served):
         socket.create_connection(("127.0.1.1", served.port), timeout=5)
 
 
+@pytest.mark.kernels
 def test_a_taken_port_is_a_clear_error(served, pythons):
     env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
     result = subprocess.run([sys.executable, str(served.root / "build.py"), "serve", "--port",
@@ -270,6 +284,8 @@ def test_a_taken_port_is_a_clear_error(served, pythons):
     assert "--port" in result.stderr and "Traceback" not in result.stderr
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_a_book_broken_from_the_start_is_served_once_fixed(tmp_path, pythons, visitor):
     root = make_project(tmp_path)
     broken = section_text(tab_block=":begin_tab:`pytorch`\nPour PyTorch, sans fin.")
@@ -289,6 +305,8 @@ def test_a_book_broken_from_the_start_is_served_once_fixed(tmp_path, pythons, vi
         server.stop()
 
 
+@pytest.mark.browser
+@pytest.mark.kernels
 def test_one_framework_and_ctrl_c(tmp_path, pythons, visitor):
     server = Server(make_project(tmp_path), pythons, "--tab", "pytorch")
     try:
@@ -307,6 +325,7 @@ def test_one_framework_and_ctrl_c(tmp_path, pythons, visitor):
     assert lock_is_free(tmp_path)
 
 
+@pytest.mark.kernels
 def test_ctrl_c_while_a_cell_runs_stops_its_kernel(tmp_path, pythons):
     server = Server(make_project(tmp_path), pythons)
     flag, running = tmp_path / "slow", tmp_path / "running"
@@ -332,3 +351,46 @@ def test_ctrl_c_while_a_cell_runs_stops_its_kernel(tmp_path, pythons):
     time.sleep(1)
     assert not any(alive(pid) for pid in kernels)
     assert lock_is_free(tmp_path)
+
+
+def test_a_port_out_of_range_is_a_usage_error(tmp_path):
+    root = make_project(tmp_path)
+    env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
+    for port in ("99999", "-1"):
+        result = subprocess.run([sys.executable, str(root / "build.py"), "serve", "--port", port],
+                                cwd=root, env=env, capture_output=True, text=True, timeout=120)
+        assert result.returncode == 1, result.stderr
+        assert f"error: --port {port}: a port is a number from 0 to 65535" in result.stderr
+        assert "Traceback" not in result.stderr
+    assert not (root / "_build").exists()   # refused before building anything
+
+
+@pytest.fixture
+def quiet_server(tmp_path):
+    """The preview's server on a two-page site (no build); its URL."""
+    (tmp_path / "index.html").write_text("<html><body><p>Accueil</p></body></html>")
+    (tmp_path / "damaged.html").write_bytes(b"<p>caf\xe9</p></body>")   # not UTF-8
+    server = _Server(0, Preview(tmp_path))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    yield f"http://127.0.0.1:{server.server_address[1]}"
+    server.shutdown()
+    server.server_close()
+
+
+def status_of(url: str) -> int:
+    try:
+        with urllib.request.urlopen(url, timeout=10) as response:
+            return response.status
+    except urllib.error.HTTPError as err:
+        return err.code
+
+
+def test_odd_urls_get_an_error_status_and_no_traceback(quiet_server, capsys):
+    statuses = {path: status_of(quiet_server + path) for path in (
+        "/%00", "/index.html%00", "/a%00b.html", "/%00/", "/..%2f..%2fetc%2fpasswd",
+        "/../../etc/passwd", "/%ff.html", "/%ff", "/%zz", "/damaged.html", "/index.html")}
+    assert statuses == {"/%00": 400, "/index.html%00": 400, "/a%00b.html": 400, "/%00/": 400,
+                        "/..%2f..%2fetc%2fpasswd": 404, "/../../etc/passwd": 404,
+                        "/%ff.html": 404, "/%ff": 404, "/%zz": 404, "/damaged.html": 200,
+                        "/index.html": 200}
+    assert capsys.readouterr().err == ""

@@ -34,6 +34,26 @@ def fingerprint(root: Path, files: Iterable[Path] = (), *texts: str) -> str:
     return found.hexdigest()
 
 
+def file_hash(path: Path) -> str | None:
+    """The hash of a file's bytes; None if it cannot be read."""
+    try:
+        return hashlib.sha256(path.read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def tree_hashes(folder: Path, leave_out: Iterable[str] = ()) -> dict[str, str]:
+    """Every file under `folder` but `leave_out` (POSIX paths relative to it) -> the hash
+    of its bytes: what a stamp records of an output folder, to find a file of it deleted,
+    truncated or edited since."""
+    hashes = {}
+    for file in sorted(folder.rglob("*")):
+        name = file.relative_to(folder).as_posix()
+        if file.is_file() and name not in leave_out:
+            hashes[name] = file_hash(file)
+    return hashes
+
+
 def key_of(material: Mapping) -> str:
     """The hash of a JSON-able description of what an output depends on."""
     return hashlib.sha256(json.dumps(material, sort_keys=True).encode()).hexdigest()
@@ -51,8 +71,10 @@ def atomic_write(path: Path, text: str | bytes) -> None:
         else:
             temporary.write_text(text, encoding="utf-8")
         temporary.replace(path)
-    except BaseException:
+    except BaseException as err:
         temporary.unlink(missing_ok=True)
+        if isinstance(err, OSError):   # a write error names no file: name the one meant
+            err.filename = str(path)
         raise
 
 

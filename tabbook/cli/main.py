@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from ..bootstrap.errors import BookError
+from ..bootstrap.errors import BookError, machine_errors
 from ..source.check import check_book
 from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from .console import Console
@@ -267,7 +267,8 @@ def reporting(command: Callable[[], int], console: Console) -> int:
     """Run `command`; a user error it raises is printed, and its status is 1. Any other
     exception is a bug of the build: its traceback is shown, and the status is 2."""
     try:
-        return command()
+        with machine_errors():   # a full disk, a read-only folder: the user's to fix
+            return command()
     except SourceError as err:
         console.problems(err.problems)
         return 1

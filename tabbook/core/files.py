@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import hashlib
 import json
 from pathlib import Path
 
@@ -20,20 +19,13 @@ def tool_files() -> tuple[Path, ...]:
             *sorted(PACKAGE.glob("*/templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
 
 
-def digest(files, *texts: str) -> str:
-    """A hash of `texts` and of the existing `files` (their paths and bytes)."""
-    found = hashlib.sha256("\0".join(texts).encode())
-    for file in sorted({Path(f).resolve() for f in files}):
-        if file.is_file():
-            found.update(str(file).encode() + b"\0" + file.read_bytes())
-    return found.hexdigest()
-
-
 def write_if_changed(path: Path, text: str) -> bool:
-    """Atomically write `text` unless the file already holds it; True if written."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    """Atomically write `text` unless the file already holds it; True if written. A file
+    that is damaged (not UTF-8, say) is simply written again."""
+    data = text.encode("utf-8")
+    if path.is_file() and path.read_bytes() == data:
         return False
-    atomic_write(path, text)
+    atomic_write(path, data)
     return True
 
 

@@ -14,7 +14,6 @@ them.
 from __future__ import annotations
 
 import copy
-import json
 import shutil
 import tomllib
 from dataclasses import dataclass
@@ -24,9 +23,9 @@ import nbformat
 from markdown_it.token import Token
 
 from ..bootstrap.errors import BookError
+from ..bootstrap.records import fingerprint, read_record, write_record
 from ..core.config import CONFIG_FILE, Config
-from ..core.files import (digest, read_json, read_notebook, tool_files, write_if_changed,
-                    write_notebook_if_changed)
+from ..core.files import read_notebook, tool_files, write_notebook_if_changed
 from ..core.frameworks import display_name, framework
 from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
@@ -233,13 +232,18 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     """Write the launch notebooks of the (section, tab) pairs from their executed notebooks.
 
     A notebook whose inputs (executed notebook, config, numbers, the build's code)
-    are those it was made from is left as it is. The notebooks of the `prune` tabs
-    that no pair produces are removed; other tabs' notebooks are never touched.
+    are those it was made from, and which is still as written, is left as it is. The
+    files of the `prune` tabs' folders that no pair produces are removed; other tabs'
+    notebooks are never touched.
     """
     result = LaunchResult([], [], [])
-    record = read_json(layout.launch_record)   # none yet: everything is made again
-    common = digest([*tool_files(), config.root / CONFIG_FILE, config.root / "pyproject.toml"],
-                    repr(sorted(numbers.targets.items())))
+    # Launch notebook (as shown) -> the fingerprint of what it was made from; none yet, or
+    # unreadable: every notebook is made again.
+    recorded = read_record(layout.launch_record) or {}
+    record = dict(recorded)
+    common = fingerprint(config.root, [*tool_files(), config.root / CONFIG_FILE,
+                                       config.root / "pyproject.toml"],
+                         repr(sorted(numbers.targets.items())))
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
@@ -251,22 +255,29 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
         key = layout.shown(path)
         # What it is made from, and the notebook itself as this stage last wrote it.
         made_from = [executed_path, path], common, tab, repr(section_facts(section))
-        if path.is_file() and record.get(key) == digest(*made_from):
+        if path.is_file() and record.get(key) == fingerprint(config.root, *made_from):
             result.unchanged.append(path)
             continue
         notebook = make_launch_notebook(read_notebook(executed_path), config, tab, section,
                                         numbers)
         changed = write_notebook_if_changed(path, notebook)
         (result.written if changed else result.unchanged).append(path)
-        record[key] = digest(*made_from)
-    kept = set(result.written + result.unchanged)
-    for tab in prune:
-        for path in sorted((layout.launch / tab).rglob("*.ipynb")):
-            if path not in kept:
+        record[key] = fingerprint(config.root, *made_from)
+    _prune(layout, prune, set(result.written + result.unchanged), record)
+    if record != recorded:
+        write_record(layout.launch_record, record)
+    return result
+
+
+def _prune(layout: Layout, tabs: tuple[str, ...], kept: set[Path], record: dict) -> None:
+    """Remove the files of the `tabs`' launch folders but `kept`, and their records: the
+    published tree holds nothing else (no removed section's notebook, no killed write's
+    temporary)."""
+    for tab in tabs:
+        for path in sorted((layout.launch / tab).rglob("*")):
+            if path.is_file() and path not in kept:
                 path.unlink()
                 record.pop(layout.shown(path), None)
-    write_if_changed(layout.launch_record, json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return result
 
 
 def section_facts(section: Section) -> tuple:

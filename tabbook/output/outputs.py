@@ -42,15 +42,21 @@ def ansi_to_html(text: str) -> Markup:
         parts.append(_span(text[position:match.start()], classes))
         position = match.end()
         for code in [int(c) for c in match.group(1).split(";") if c] or [0]:
-            if code == 0:
-                classes = []
-            elif code == 1:
-                classes.append("ansi-bold")
-            elif code in ANSI_CLASSES or code - 60 in ANSI_CLASSES:
-                classes = [c for c in classes if not c.startswith("ansi-fg")]
-                classes.append(f"ansi-fg-{ANSI_CLASSES.get(code) or ANSI_CLASSES[code - 60]}")
+            classes = _after(code, classes)
     parts.append(_span(text[position:], classes))
     return Markup("").join(parts)
+
+
+def _after(code: int, classes: list[str]) -> list[str]:
+    """The classes of the text after the SGR `code`, `classes` before it."""
+    if code == 0:
+        return []
+    if code == 1:
+        return [*classes, "ansi-bold"]
+    colour = ANSI_CLASSES.get(code) or ANSI_CLASSES.get(code - 60)   # 90-97: bright ones
+    if colour is None:
+        return classes   # background and other codes: not shown
+    return [c for c in classes if not c.startswith("ansi-fg")] + [f"ansi-fg-{colour}"]
 
 
 def _span(text: str, classes: list[str]) -> Markup:

@@ -16,10 +16,10 @@ it is checked, and printed again if they did.
 """
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import datetime
 import io
-import json
 import re
 import shutil
 import time
@@ -29,11 +29,11 @@ from pathlib import Path
 
 from markupsafe import Markup
 
-from ..bootstrap.errors import BookError
-from ..core.config import Config
 from ..bootstrap.environments import CHROMIUM, CHROMIUM_ARGS
-from ..bootstrap.records import atomic_write
-from ..core.files import digest, read_json
+from ..bootstrap.errors import BookError
+from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerprint, read_record,
+                                 write_stamp)
+from ..core.config import Config
 from ..core.layout import Layout
 from .markup import PageContext
 from ..core.model import Book, Section
@@ -226,43 +226,55 @@ def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Print
 
 # -- the stage ----------------------------------------------------------------------
 def _fingerprint(book: Book, config: Config, tab: str, layout: Layout) -> str:
-    return digest(book_files(book, config) | set((layout.eval / tab).rglob("*.ipynb")), tab)
+    return fingerprint(config.root,
+                       book_files(book, config) | set((layout.eval / tab).rglob("*.ipynb")), tab)
 
 
-def _kept(path: Path, record: dict, fingerprint: str, tab: str) -> PdfResult | None:
-    """The PDF already printed from the same inputs, if it is there."""
-    if record.get("inputs") != fingerprint or not path.is_file():
+# What a PDF's stamp records besides the fingerprint of its inputs.
+RECORD_FIELDS = {FINGERPRINT: str, "pages": int, "bookmarks": int, "pdf": str}
+
+
+def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | None:
+    """The PDF already printed from the same inputs, if it is there as it was written."""
+    record = read_record(record_path, RECORD_FIELDS)
+    if record is None or record[FINGERPRINT] != inputs or file_hash(path) != record["pdf"]:
         return None
     return PdfResult(tab, path, record["pages"], record["bookmarks"], path.stat().st_size, 0, 0.0)
 
 
-def _launch_chromium(playwright):
+def _launch_chromium(stack: contextlib.ExitStack):
+    """Chromium, driven by Playwright; both stop when `stack` closes."""
     if not CHROMIUM.is_file():
         raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
                        "(`sudo apt-get install chromium` on Debian) and retry")
+    from playwright.sync_api import sync_playwright
+
+    playwright = stack.enter_context(sync_playwright())
     try:
-        return playwright.chromium.launch(executable_path=str(CHROMIUM), args=list(CHROMIUM_ARGS))
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=list(CHROMIUM_ARGS))
     except Exception as err:   # Playwright raises its own Error with Chromium's words
         raise PdfError(f"{CHROMIUM} did not start: {str(err).strip()[:500]}") from err
+    stack.callback(browser.close)
+    return browser
 
 
 def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
                layout: Layout, progress: Callable[[PdfResult], None] | None = None,
                today: datetime.date | None = None) -> list[PdfResult]:
     """Print the book of each of `tabs` into ``_build/pdf/<name>-<tab>.pdf``; a PDF made
-    from the very same inputs is kept. A failure leaves the previous PDF in place."""
-    from playwright.sync_api import sync_playwright
-
+    from the very same inputs, and intact, is kept (Chromium starts only if one is not).
+    A failure leaves the previous PDF in place."""
     results = []
-    with sync_playwright() as playwright:
+    with contextlib.ExitStack() as stack:
         browser = None
         for tab in tabs:
             started = time.monotonic()
             path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
-            fingerprint = _fingerprint(book, config, tab, layout)
-            result = _kept(path, read_json(record_path), fingerprint, tab)
+            inputs = _fingerprint(book, config, tab, layout)
+            result = _kept(path, record_path, inputs, tab)
             if result is None:
-                browser = browser or _launch_chromium(playwright)
+                browser = browser or _launch_chromium(stack)
                 draft = print_layout(book, config, numbers, tab, layout,
                                      today or datetime.date.today())
                 page = browser.new_page()
@@ -270,13 +282,11 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
                     page, layout.print_folder(tab) / DOCUMENT, draft)
                 page.close()
                 atomic_write(path, printed.data)
-                atomic_write(record_path, json.dumps({"inputs": fingerprint, "pages": printed.pages,
-                                                      "bookmarks": printed.bookmarks}) + "\n")
+                write_stamp(record_path, inputs, pages=printed.pages,
+                            bookmarks=printed.bookmarks, pdf=file_hash(path))
                 result = PdfResult(tab, path, printed.pages, printed.bookmarks,
                                    len(printed.data), prints, time.monotonic() - started)
             results.append(result)
             if progress:
                 progress(result)
-        if browser:
-            browser.close()
     return results

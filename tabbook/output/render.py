@@ -21,8 +21,9 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from ..bootstrap.errors import BookError
+from ..bootstrap.records import FINGERPRINT, fingerprint, read_record, tree_hashes, write_stamp
 from ..core.config import CONFIG_FILE, Config
-from ..core.files import digest, read_notebook, tool_files
+from ..core.files import read_notebook, tool_files
 from ..core.frameworks import display_name
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from ..core.layout import Layout, published_path, published_pdf
@@ -212,7 +213,9 @@ class RenderResult:
     """False when the site was already made from the same inputs and was kept."""
 
 
-INPUTS_STAMP = ".inputs"   # in the site folder: the fingerprint of what it was made from
+INPUTS_STAMP = ".inputs"
+"""In the site folder: the fingerprint of what the site was made from, and the hash of
+each of its files."""
 
 
 def book_files(book: Book, config: Config) -> set[Path]:
@@ -237,37 +240,65 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
         files.update((layout.eval / tab).rglob("*.ipynb"))
         files.update((layout.launch / tab).rglob("*.ipynb"))
         files.add(layout.pdf(config.project.name, tab))
-    return digest(files, repr(tabs))
+    return fingerprint(config.root, files, repr(tabs))
+
+
+def _site_kept(folder: Path, inputs: str) -> bool:
+    """Whether the site in `folder` was made from `inputs` and every file of it is still
+    the one written (none deleted, truncated, edited or added since)."""
+    record = read_record(folder / INPUTS_STAMP, {FINGERPRINT: str, "files": dict})
+    return record is not None and record[FINGERPRINT] == inputs and \
+        record["files"] == tree_hashes(folder, leave_out=(INPUTS_STAMP,))
 
 
 def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
                 layout: Layout, progress=None) -> RenderResult:
     """Render the book for `tabs` into its site folder; the old site stays until done.
 
-    A site made from the very same inputs is kept as it is (`RenderResult.rendered` False).
+    A site made from the very same inputs, and intact, is kept as it is
+    (`RenderResult.rendered` False).
     """
     final = layout.site(tabs, config.build.tabs)
-    fingerprint = _inputs_fingerprint(book, config, tabs, layout)
-    stamp = final / INPUTS_STAMP
-    if stamp.is_file() and stamp.read_text() == fingerprint:
+    staging, old = final.with_name(final.name + ".new"), final.with_name(final.name + ".old")
+    for leftover in (staging, old):   # what a render killed midway left
+        if leftover.exists():
+            shutil.rmtree(leftover)
+    inputs = _inputs_fingerprint(book, config, tabs, layout)
+    if _site_kept(final, inputs):
         return RenderResult(final, len(book.pages()), rendered=False)
-    staging = final.with_name(final.name + ".new")
-    if staging.exists():
-        shutil.rmtree(staging)
+    try:
+        _write_site(Site(config, book, numbers, tabs, staging, layout), final.name, progress)
+        write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging))
+    except BaseException as err:   # a failure or Ctrl-C leaves no half-written site
+        shutil.rmtree(staging, ignore_errors=True)
+        if isinstance(err, OSError) and not err.filename:   # a full disk names no file
+            err.filename = str(staging)
+        raise
+    # Swap in the new site only now: a failure above leaves the previous one intact.
+    if final.exists():
+        final.rename(old)
+        staging.rename(final)
+        shutil.rmtree(old)
+    else:
+        staging.rename(final)
+    return RenderResult(final, len(book.pages()))
+
+
+def _write_site(site: Site, name: str, progress) -> None:
+    """Write the whole site into `site.folder`, which is served as `name` in _build."""
+    layout, tabs, staging = site.layout, site.tabs, site.folder
     staging.mkdir(parents=True)
-    pdfs = {tab: layout.pdf(config.project.name, tab) for tab in tabs}
-    site = Site(config, book, numbers, tabs, staging, layout,
-                {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()})
-    pages = book.pages()
+    pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
+    site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
+    pages = site.book.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
-        text = render_page(site, pages, position)
         path = staging / section.path.with_suffix(".html")
         path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text, encoding="utf-8")
+        path.write_text(render_page(site, pages, position), encoding="utf-8")
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
-    (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
+    (staging / "search.html").write_text(_search_page(site, name), encoding="utf-8")
     static = staging / "_static"
     static.mkdir()
     (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")
@@ -281,15 +312,3 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         shutil.copy(pdfs[tab], staging / site_path)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging)
-    (staging / INPUTS_STAMP).write_text(fingerprint)
-    # Swap in the new site only now: a failure above leaves the previous one intact.
-    if final.exists():
-        old = final.with_name(final.name + ".old")
-        if old.exists():
-            shutil.rmtree(old)
-        final.rename(old)
-        staging.rename(final)
-        shutil.rmtree(old)
-    else:
-        staging.rename(final)
-    return RenderResult(final, len(pages))

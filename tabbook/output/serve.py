@@ -15,11 +15,12 @@ from __future__ import annotations
 import http.server
 import json
 import queue
+import sys
 import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Protocol
-from urllib.parse import urlsplit
+from urllib.parse import unquote, urlsplit
 
 import watchfiles
 
@@ -31,6 +32,7 @@ HOST = "127.0.0.1"
 EVENTS_PATH = "/__reload"
 SCRIPT_PATH = "/__preview.js"
 SCRIPT = Path(__file__).parent / "assets" / "preview.js"
+MAX_PORT = 65535
 KEEPALIVE_SECONDS = 15.0
 """How often an idle event stream is written to (and a closed one noticed)."""
 
@@ -44,7 +46,7 @@ dès qu'une construction la produira.</p>
 
 
 class ServeError(BookError):
-    """The preview cannot start (the port is taken)."""
+    """The preview cannot start (no such port, or it is taken)."""
 
 
 @dataclass(frozen=True)
@@ -113,6 +115,11 @@ class _Server(http.server.ThreadingHTTPServer):
         self.preview = preview
         super().__init__((HOST, port), _Handler)
 
+    def handle_error(self, request, client_address) -> None:
+        """A browser that leaves while a file is sent is no error; anything else is."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)
+
 
 class _Handler(http.server.SimpleHTTPRequestHandler):
     server: _Server
@@ -129,7 +136,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def do_GET(self) -> None:
         path = urlsplit(self.path).path
-        if path == EVENTS_PATH:
+        if "\0" in unquote(path):   # no file name holds one: the OS would refuse it
+            self.send_error(400, "Bad request: a NUL character in the path")
+        elif path == EVENTS_PATH:
             self._events()
         elif path == SCRIPT_PATH:
             self._send(200, "text/javascript; charset=utf-8", SCRIPT.read_bytes())
@@ -148,8 +157,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def _page(self, file: Path) -> None:
         """The page with the preview's script; a missing one says so and reloads too."""
-        status, text = (200, file.read_text(encoding="utf-8")) if file.is_file() else \
-            (404, MISSING_PAGE)
+        # A damaged page is served damaged (a rebuild makes it again), not as an error.
+        status, text = (200, file.read_bytes().decode("utf-8", "replace")) if file.is_file() \
+            else (404, MISSING_PAGE)
         tag = (f'<script src="{SCRIPT_PATH}" data-generation="{self.server.preview.generation}"'
                "></script>\n")
         head, body_end, tail = text.rpartition("</body>")
@@ -224,6 +234,9 @@ def serve(layout: Layout, port: int, site: Path, watched: list[Path],
     """Build, serve `site` on 127.0.0.1:`port` (0: a free port), rebuild whenever a file
     under `watched` changes (the build's own outputs aside); until Ctrl-C, whose
     KeyboardInterrupt reaches the caller once the server is closed."""
+    if not 0 <= port <= MAX_PORT:
+        raise ServeError(f"--port {port}: a port is a number from 0 to {MAX_PORT} "
+                         "(0: any free one)")
     preview = Preview(site)
     try:
         server = _Server(port, preview)
