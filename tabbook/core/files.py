@@ -31,7 +31,8 @@ def digest(files, *texts: str) -> str:
 
 def write_if_changed(path: Path, text: str) -> bool:
     """Atomically write `text` unless the file already holds it; True if written."""
-    if path.is_file() and path.read_text(encoding="utf-8") == text:
+    # Bytes, not text: a damaged file (not UTF-8) is simply different, and rewritten.
+    if path.is_file() and path.read_bytes() == text.encode("utf-8"):
         return False
     atomic_write(path, text)
     return True
