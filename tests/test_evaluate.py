@@ -25,8 +25,7 @@ from tabbook.execution.frozen import KEY, frozen_key, major_version
 from tabbook.execution.kernels import Runtime
 from tabbook.execution.plan import Context, plan_tasks
 from tabbook.execution.provenance import describe
-from tabbook.execution.record import (CACHE_FORMAT, ExecutionRecord, provenance, read_cache,
-                                      write_cache)
+from tabbook.execution.record import ExecutionRecord, provenance, read_cache, write_cache
 from tabbook.execution.tasks import (Execution, Finished, Frozen, Planned, Running, Started,
                                      Status, Task)
 from tabbook.notebooks.split import split_section
@@ -104,7 +103,7 @@ def test_a_record_reads_back_what_was_written_and_refuses_any_other_shape(tmp_pa
     write_cache(book.record_path, record)
     assert read_cache(book.record_path) == record
     good = record.to_json()
-    for bad in ([], None, "text", {}, {**good, "format": CACHE_FORMAT - 1},
+    for bad in ([], None, "text", {},
                 {k: v for k, v in good.items() if k != "cells"}, {**good, "seconds": "1"},
                 {**good, "cells": {"id": {"outputs": "not a list"}}}):
         assert ExecutionRecord.from_json(bad) is None, bad

@@ -19,12 +19,12 @@ from ..bootstrap.records import read_record, write_record
 from ..core.model import METADATA_KEY
 from .kernels import Runtime
 
-CACHE_FORMAT = 4   # 2: devices the code used; 3: outputs by cell id; 4: validated record
+CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
 KERNEL_METADATA = ("kernelspec", "language_info")
 NUMBER = (int, float)
 CELL_FIELDS = {"execution_count": (int, type(None)), "outputs": list, "execution": dict,
                "seconds": NUMBER}
-FIELDS = {"format": int, "key": str, "seconds": NUMBER, "kernel": dict, "provenance": dict,
+FIELDS = {"key": str, "seconds": NUMBER, "kernel": dict, "provenance": dict,
           "cells": dict}
 
 
@@ -42,7 +42,7 @@ class ExecutionRecord:
     @classmethod
     def from_json(cls, data: Any) -> ExecutionRecord | None:
         """The record `data` holds, None if it is not one of this format."""
-        if not isinstance(data, dict) or data.get("format") != CACHE_FORMAT or any(
+        if not isinstance(data, dict) or any(
                 not isinstance(data.get(name), kind) for name, kind in FIELDS.items()):
             return None
         cells = data["cells"]
@@ -54,7 +54,7 @@ class ExecutionRecord:
                    cells)
 
     def to_json(self) -> dict:
-        return {"format": CACHE_FORMAT, "key": self.key, "seconds": self.seconds,
+        return {"key": self.key, "seconds": self.seconds,
                 "kernel": self.kernel, "provenance": self.provenance, "cells": self.cells}
 
     @classmethod
