@@ -7,7 +7,7 @@ from pathlib import Path
 import nbformat
 
 from tabbook.execution.devices import devices_in_outputs, normalise, read_probe, used_gpu, MARKER
-from tabbook.execution.execute import Execution, Task
+from tabbook.execution.tasks import Execution, Planned, Status, Task
 from tabbook.execution.kernels import Gpu
 from tabbook.core.model import Section
 from tabbook.execution.report import FrameworkInfo, build_report, write_report
@@ -37,7 +37,8 @@ def execution(section: str, tab: str, gpus: int, status: str, seconds: float,
     """An execution of `section` declaring #gpus(`gpus`), with its executed notebook."""
     task = Task(Section(Path(f"{section}.md"), f"chapters/{section}.md", gpus=gpus), tab,
                 nbformat.v4.new_notebook())
-    return Execution(task, status, seconds), executed
+    return Execution(Planned(task, "key", "frozen key", 0.0, None, None), Status(status),
+                     seconds), executed
 
 
 def report_of(runs: list[tuple[Execution, dict | None]], gpus, frameworks, require_gpu: bool):

@@ -7,25 +7,30 @@ from __future__ import annotations
 
 import io
 import sys
+import time
 from pathlib import Path
 from typing import TextIO
 
-from ..execution.execute import Execution, Task
-from ..execution.frozen import FreezeResult
-from ..execution.kernels import Gpu
-from ..output.launch import LaunchResult
 from ..core.layout import Layout
 from ..core.model import Problem, Section
+from ..execution.evaluate import EvalPlan, EvalResult, ShardCut
+from ..execution.frozen import FreezeResult
+from ..execution.kernels import Gpu
+from ..execution.provenance import frozen_origin
+from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
+from ..execution.tasks import Event, Execution, Finished, Running, Started, Status
+from ..notebooks.split import SplitResult
+from ..output.launch import LaunchResult
 from ..output.pdf import PdfResult
 from ..output.render import RenderResult
-from ..execution.provenance import frozen_origin
-from ..execution.report import FrameworkInfo, Report, ReportLine
 from ..output.serve import Rebuilt
-from ..execution.shard import Shard
-from ..notebooks.split import SplitResult
 
-SUMMARY = {"cached": "cached", "frozen": "frozen", "no code": "no code", "failed": "FAILED",
-           "interrupted": "interrupted", "skipped": "skipped: no GPU"}
+SUMMARY = {Status.CACHED: "cached", Status.FROZEN: "frozen", Status.NO_CODE: "no code",
+           Status.FAILED: "FAILED", Status.INTERRUPTED: "interrupted",
+           Status.SKIPPED: "skipped: no GPU"}
+RUNNING_EVERY = 30.0
+"""Seconds between two "running:" lines when the output is not a terminal."""
+CLEAR_LINE = "\r\x1b[K"
 
 
 def plural(count: int, word: str) -> str:
@@ -51,6 +56,7 @@ class Console:
         self.err = err or sys.stderr
         self.recorded: list[str] | None = None
         """What `warn` printed, when recording (a rebuild of the preview)."""
+        self._last_running = time.monotonic()
 
     def say(self, line: str) -> None:
         print(line, file=self.out, flush=True)
@@ -155,28 +161,57 @@ class Console:
                 self.say(f"{tab} {info.version}: sees {info.gpus_seen} GPU(s)"
                          + (f" — {info.problem}" if info.problem else ""))
 
-    def shard(self, shard: Shard, chosen: int, total: int, loads: list[float]) -> None:
-        self.say(f"eval: shard {shard}: {chosen} of {total} notebooks; estimated seconds per "
-                 "shard (from frozen/): " + ", ".join(f"{seconds:.0f}" for seconds in loads))
+    def shard(self, cut: ShardCut) -> None:
+        self.say(f"eval: shard {cut.shard}: {cut.chosen} of {cut.total} notebooks; estimated "
+                 "seconds per shard (from frozen/): "
+                 + ", ".join(f"{seconds:.0f}" for seconds in cut.loads))
 
-    def eval_plan(self, tasks: int, planned: list[Execution], queue: int, skipped: int,
-                  kernels: int) -> None:
-        """What eval will do: `planned` are the notebooks written without a kernel."""
-        count = {status: sum(e.status == status for e in planned)
-                 for status in ("frozen", "cached", "no code")}
-        self.say(f"eval: {tasks} notebooks, {count['frozen']} frozen, {count['cached']} cached, "
-                 f"{count['no code']} without code, {queue} to run with up to {kernels} kernels"
+    def eval_plan(self, plan: EvalPlan) -> None:
+        """What eval found and will do, before any kernel starts."""
+        self.devices(list(plan.gpus))
+        self.fewer_gpus(list(plan.fewer_gpus), len(plan.gpus))
+        if plan.cut:
+            self.shard(plan.cut)
+        self.frameworks(plan.frameworks)
+        skipped = plan.count(Status.SKIPPED)
+        self.say(f"eval: {len(plan.planned)} notebooks, {plan.count(Status.FROZEN)} frozen, "
+                 f"{plan.count(Status.CACHED)} cached, {plan.count(Status.NO_CODE)} without "
+                 f"code, {len(plan.queue)} to run with up to {plan.kernels} kernels"
                  + (f", {skipped} skipped" if skipped else ""))
+        for planned in plan.stale:
+            self.warn(f"note: {planned.task.label}: the frozen result "
+                      f"({frozen_origin(planned.frozen.metadata())}) is out of date (code, d2l "
+                      "or the framework's major version changed): it runs here instead; "
+                      "refresh frozen/ with `build.py eval --freeze` on a GPU machine (the GPU "
+                      "job)")
 
-    def stale_frozen(self, tasks: list[Task]) -> None:
-        """The frozen results that no longer match: their sections run here instead."""
-        for task in tasks:
-            note = task.frozen_note or {}
-            if note.get("status") == "stale":
-                self.warn(f"note: {task.label}: the frozen result ({frozen_origin(note)}) is "
-                          "out of date (code, d2l or framework changed): it runs here "
-                          "instead; refresh frozen/ with `build.py eval --freeze` on a GPU "
-                          "machine (the GPU job)")
+    def execution_event(self, event: Event) -> None:
+        """The executor's progress: a live line on a terminal, plain lines otherwise."""
+        prefix = CLEAR_LINE if self.live else ""
+        if isinstance(event, Started):
+            self.say(f"{prefix}start   {event.task.label}"
+                     + (f" on GPU {','.join(map(str, event.gpus))}" if event.gpus else ""))
+        elif isinstance(event, Finished):
+            self._finished(event.execution, prefix)
+        elif isinstance(event, Running):
+            self._running(event)
+
+    def _finished(self, execution: Execution, prefix: str) -> None:
+        label = execution.task.label
+        if execution.status is Status.RAN:
+            self.say(f"{prefix}done    {label} in {execution.seconds:.1f} s")
+        elif execution.status is Status.FAILED:
+            self.say(f"{prefix}FAILED  {label} after {execution.seconds:.1f} s\n"
+                     + execution.message)
+
+    def _running(self, event: Running) -> None:
+        line = "running: " + ", ".join(f"{label} {seconds:.0f} s" for label, seconds in event.tasks)
+        if self.live:
+            self.out.write(CLEAR_LINE + line[:150])
+            self.out.flush()
+        elif time.monotonic() - self._last_running >= RUNNING_EVERY:
+            self._last_running = time.monotonic()
+            self.say(line)
 
     def frozen(self, result: FreezeResult, layout: Layout) -> None:
         for task in result.on_cpu:
@@ -199,25 +234,31 @@ class Console:
         self.warn("\neval: interrupted; kernels stopped, unfinished notebooks keep their "
                   "previous results")
 
-    def evaluated(self, executions: list[Execution], tabs: tuple[str, ...], report: Report,
-                  require_gpu: bool, markdown: str, seconds: float) -> None:
-        """The summary table, the failures, the doubtful GPU sections, the last line."""
-        self.say(summary_table(executions, tabs))
-        failed = [e for e in executions if e.status == "failed"]
-        for execution in failed:
-            self.warn(execution.message)
+    def evaluated(self, result: EvalResult, tabs: tuple[str, ...], layout: Layout,
+                  require_gpu: bool, seconds: float) -> None:
+        """The summary table, the failures, the doubtful GPU sections, what --freeze wrote,
+        the last line."""
+        self.say(summary_table(list(result.executions), tabs))
+        for execution in result.executions:
+            if execution.status is Status.FAILED:
+                self.warn(execution.message)
+        report = result.report
         for line in report.doubtful:
             self.warn(f"{'error' if require_gpu else 'warning'}: {line.section} "
                       f"[{line.framework}] declares #gpus({line.declared_gpus}): {line.verdict}"
                       + self._why(line, report))
-        self.say(f"eval: {sum(e.status == 'ran' for e in executions)} ran, "
-                 f"{sum(e.status == 'cached' for e in executions)} cached, "
-                 f"{sum(e.status == 'frozen' for e in executions)} frozen, {len(failed)} "
-                 f"failed, {seconds:.1f} s; report in {markdown} (and .json)")
+        if result.frozen is not None:
+            self.frozen(result.frozen, layout)
+        removed = (f", {plural(len(result.removed), 'output')} of removed sections deleted"
+                   if result.removed else "")
+        self.say(f"eval: {result.count(Status.RAN)} ran, {result.count(Status.CACHED)} cached, "
+                 f"{result.count(Status.FROZEN)} frozen, {result.count(Status.FAILED)} "
+                 f"failed{removed}, {seconds:.1f} s; report in "
+                 f"{layout.shown(result.report_markdown)} (and .json)")
 
     @staticmethod
     def _why(line: ReportLine, report: Report) -> str:
-        if line.verdict.startswith("framework"):
+        if line.verdict is Verdict.BLIND_FRAMEWORK:
             return f" ({report.frameworks[line.framework]['problem']})"
         return (" — its tensors and models stayed on the CPU; check the code moves them "
                 "to try_gpu()")

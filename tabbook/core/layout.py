@@ -46,12 +46,18 @@ class Layout:
         """Executed notebooks (one folder per tab) and the execution report."""
         return self.build / "eval"
 
+    def executed_notebooks(self, tab: str) -> Path:
+        return self.eval / tab
+
     def executed(self, tab: str, section: Section) -> Path:
-        return self.eval / tab / _notebook_name(section)
+        return self.executed_notebooks(tab) / _notebook_name(section)
+
+    def cache_records(self, tab: str) -> Path:
+        return self.build / "cache" / tab
 
     def cache_record(self, tab: str, section: Section) -> Path:
         """A notebook's execution record: its cache key and outputs by cell id."""
-        return self.build / "cache" / tab / section.path.with_suffix(".json")
+        return self.cache_records(tab) / section.path.with_suffix(".json")
 
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""

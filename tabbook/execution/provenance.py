@@ -63,7 +63,7 @@ def _frozen(tab: str, note: dict) -> str:
     if note.get("status") == "stale":
         frozen = note["provenance"]
         return (f"Le résultat figé de ce code, obtenu le {_date(frozen)} {_devices(frozen)}, "
-                f"est périmé : le code, la bibliothèque d2l ou la version de "
+                f"est périmé : le code, la bibliothèque d2l ou la version majeure de "
                 f"{display_name(tab)} ont changé depuis. Les sorties affichées viennent donc "
                 "de cette construction.")
     return ""

@@ -12,22 +12,39 @@ no longer matches its code is said to be out of date.
 from __future__ import annotations
 
 import datetime
+import enum
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
-from .execute import Execution, Task
 from ..bootstrap.records import atomic_write
 from .kernels import Gpu
 from .provenance import frozen_of, provenance_of
+from .tasks import Execution, Status, Task
 
 REPORT_NAME = "report"   # _build/eval/report.json and report.md
-
-# Verdicts, and whether they make a GPU job fail.
-OK_VERDICTS = {"GPU", "CPU section", "CPU: no GPU here"}
 FROZEN = {"used": "used", "stale": "out of date"}   # the report's words for a frozen note
+
+
+class Verdict(enum.StrEnum):
+    """Where a section computed, as far as the report can tell."""
+    GPU = "GPU"
+    CPU_SECTION = "CPU section"
+    NO_GPU_HERE = "CPU: no GPU here"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    BLIND_FRAMEWORK = "framework sees no GPU"
+    NO_NOTEBOOK = "no executed notebook"
+    FROZEN_ON_CPU = "CPU (frozen)"
+    USE_UNKNOWN = "device use unknown"
+    CPU_FALLBACK = "CPU fallback"
+
+    @property
+    def ok(self) -> bool:
+        """Whether a GPU job may pass with it."""
+        return self in (Verdict.GPU, Verdict.CPU_SECTION, Verdict.NO_GPU_HERE)
 
 
 @dataclass
@@ -44,14 +61,14 @@ class ReportLine:
     """One section × framework of the report: what ran where, and the verdict."""
     section: str
     framework: str
-    status: str
+    status: Status
     seconds: float
     declared_gpus: int
     visible_gpus: list[str]
     used_devices: list[str]
     gpu_memory_peak_mib: dict[str, float]
     output_devices: list[str]
-    verdict: str
+    verdict: Verdict
     frozen: str = ""
     """The frozen result: used, out of date, or "" when there is none."""
 
@@ -66,11 +83,11 @@ class Report:
 
     @property
     def problems(self) -> list[ReportLine]:
-        return [row for row in self.rows if row.verdict not in OK_VERDICTS]
+        return [row for row in self.rows if not row.verdict.ok]
 
     @property
     def failed(self) -> list[ReportLine]:
-        return [row for row in self.rows if row.status == "failed"]
+        return [row for row in self.rows if row.status is Status.FAILED]
 
     @property
     def out_of_date(self) -> list[ReportLine]:
@@ -79,7 +96,7 @@ class Report:
     @property
     def doubtful(self) -> list[ReportLine]:
         """The problems other than failures: GPU sections that may not have used a GPU."""
-        return [row for row in self.problems if row.status not in ("failed", "interrupted")]
+        return [row for row in self.problems if not row.status.unfinished]
 
     def to_json(self) -> str:
         data = asdict(self)
@@ -131,25 +148,28 @@ class Report:
         return lines
 
 
+STATUS_VERDICTS = {Status.FAILED: Verdict.FAILED, Status.INTERRUPTED: Verdict.INTERRUPTED,
+                   Status.SKIPPED: Verdict.BLIND_FRAMEWORK}
+"""The verdict of a notebook that did not run to its end."""
+
+
 def _verdict(execution: Execution, notebook: dict | None, gpus: list[Gpu],
-             info: FrameworkInfo | None, use: bool | None) -> str:
-    if execution.status in ("failed", "interrupted"):
-        return execution.status
-    if execution.status == "skipped":
-        return "framework sees no GPU"
+             info: FrameworkInfo | None, use: bool | None) -> Verdict:
+    if execution.status in STATUS_VERDICTS:
+        return STATUS_VERDICTS[execution.status]
     if notebook is None:
-        return "no executed notebook"
+        return Verdict.NO_NOTEBOOK
     if execution.task.section.gpus == 0:
-        return "CPU section"
-    if execution.status == "frozen":   # judged by the machine that froze it, not this one
-        return "GPU" if use else "CPU (frozen)"
+        return Verdict.CPU_SECTION
+    if execution.status is Status.FROZEN:   # judged by the machine that froze it, not this one
+        return Verdict.GPU if use else Verdict.FROZEN_ON_CPU
     if not gpus:
-        return "CPU: no GPU here"
+        return Verdict.NO_GPU_HERE
     if info is not None and info.gpus_seen == 0:
-        return "framework sees no GPU"
+        return Verdict.BLIND_FRAMEWORK
     if use is None:
-        return "device use unknown"
-    return "GPU" if use else "CPU fallback"
+        return Verdict.USE_UNKNOWN
+    return Verdict.GPU if use else Verdict.CPU_FALLBACK
 
 
 def build_report(executions: list[Execution], executed: Callable[[Task], dict | None],
@@ -179,7 +199,7 @@ def report_line(execution: Execution, notebook: dict | None, gpus: list[Gpu],
     return ReportLine(
         section=execution.task.section.name, framework=execution.task.tab,
         status=execution.status,
-        seconds=execution.seconds if execution.status == "ran" else float(
+        seconds=execution.seconds if execution.status is Status.RAN else float(
             provenance.get("total_seconds", execution.seconds)),
         declared_gpus=execution.task.section.gpus,
         visible_gpus=[d["name"] for d in visible] if isinstance(visible, list) else [],

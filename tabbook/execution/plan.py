@@ -1,0 +1,88 @@
+"""The eval plan: for each task, computed once before anything runs, its keys, what the
+cache and the frozen store hold for it, and whether a kernel must run it.
+
+A notebook runs again only when its cache key changes: the tab, its code after
+splitting, that tab's d2l file, the environment's exact packages, the GPU
+class. A notebook whose frozen key matches (see frozen.py) is taken from the
+frozen store instead, wherever the book is built.
+"""
+from __future__ import annotations
+
+import functools
+import hashlib
+from dataclasses import dataclass
+
+from ..core.layout import Layout
+from .frozen import frozen_key, read_frozen
+from .kernels import Runtime
+from .record import CACHE_FORMAT, ExecutionRecord, prose_record, read_cache
+from .tasks import Frozen, FrozenNote, Planned, Status, Task
+from ..bootstrap.records import key_of
+
+
+def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
+    material = {"format": CACHE_FORMAT, "tab": task.tab, "code": task.code}
+    if task.code:   # a prose-only notebook runs nothing: the environment cannot change it
+        material.update(library=hashlib.sha256(library_text.encode()).hexdigest(),
+                        python=runtime.python_version, packages=runtime.packages, gpus=gpus,
+                        requires_gpus=task.section.gpus)
+    return key_of(material)
+
+
+@dataclass(frozen=True)
+class Context:
+    """What every task of a plan is planned against."""
+    layout: Layout
+    runtimes: dict[str, Runtime]
+    libraries: dict[str, str]
+    """Each tab's d2l file."""
+    gpu_class: str
+    force: bool
+    """Take nothing from the cache or the frozen store."""
+    blocked: frozenset[str]
+    """Tabs whose framework cannot see the GPUs (with --require-gpu): their GPU
+    sections are skipped, running them would only prove the CPU works."""
+
+
+def plan_tasks(context: Context, tasks: list[Task]) -> tuple[Planned, ...]:
+    """Every task's plan, in the order of `tasks`."""
+    return tuple(plan_task(context, task) for task in tasks)
+
+
+def plan_task(context: Context, task: Task) -> Planned:
+    runtime, library = context.runtimes[task.tab], context.libraries[task.tab]
+    key = cache_key(task, runtime, library, context.gpu_class)
+    frozen_as = frozen_key(task, library, runtime.framework_version)
+    cached = read_cache(context.layout.cache_record(task.tab, task.section))
+    planned = functools.partial(Planned, task, key, frozen_as, cached.seconds if cached else 0.0)
+    frozen, note = _frozen(context, task, frozen_as)
+    if note is not None and note.state is Frozen.USED:
+        return planned(note, Status.FROZEN, frozen)
+    current = cached if cached and cached.key == key and not context.force else None
+    return planned(note, *_outcome(context, task, runtime, current, key))
+
+
+def _frozen(context: Context, task: Task,
+            frozen_as: str) -> tuple[ExecutionRecord | None, FrozenNote | None]:
+    """The task's frozen record, and what its executed notebook will say of it: used
+    (its key matches, and no --force), out of date (its key differs), or nothing."""
+    frozen = read_frozen(context.layout, task)
+    if frozen is None:
+        return None, None
+    path = context.layout.shown(context.layout.frozen(task.tab, task.section))
+    if frozen.key != frozen_as:
+        return frozen, FrozenNote(Frozen.STALE, path, frozen.provenance)
+    return frozen, None if context.force else FrozenNote(Frozen.USED, path, frozen.provenance)
+
+
+def _outcome(context: Context, task: Task, runtime: Runtime, current: ExecutionRecord | None,
+             key: str) -> tuple[Status | None, ExecutionRecord | None]:
+    """What happens to a task the frozen store does not serve, and the record it is
+    written from without a kernel (None: a kernel runs it)."""
+    if task.tab in context.blocked and task.section.gpus:
+        return Status.SKIPPED, None
+    if not task.code:   # no kernel to start
+        return Status.NO_CODE, current or prose_record(runtime, key)
+    if current:
+        return Status.CACHED, current
+    return None, None

@@ -1,0 +1,134 @@
+"""The execution record: a notebook's outputs by cell id, its timings and provenance.
+
+One type for the execution cache (``_build/cache/<tab>/…json``, keyed by the
+cache key) and the frozen store (``frozen/<tab>/…ipynb``, keyed by the frozen
+key). A record is validated when read: one that is missing, not UTF-8, not
+JSON or not of this shape is no record at all, and its notebook runs again.
+"""
+from __future__ import annotations
+
+import copy
+import datetime
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Mapping
+
+import nbformat
+
+from ..bootstrap.records import read_record, write_record
+from ..core.model import METADATA_KEY
+from .kernels import Runtime
+
+CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
+KERNEL_METADATA = ("kernelspec", "language_info")
+NUMBER = (int, float)
+CELL_FIELDS = {"execution_count": (int, type(None)), "outputs": list, "execution": dict,
+               "seconds": NUMBER}
+FIELDS = {"key": str, "seconds": NUMBER, "kernel": dict, "provenance": dict,
+          "cells": dict}
+
+
+@dataclass(frozen=True)
+class ExecutionRecord:
+    key: str
+    seconds: float
+    kernel: dict
+    """The notebook metadata naming its kernel and language."""
+    provenance: dict
+    """Where, when and with what the outputs were computed (see provenance.py)."""
+    cells: dict[str, dict]
+    """Per code cell id: execution_count, outputs, execution metadata, seconds."""
+
+    @classmethod
+    def from_json(cls, data: Any) -> ExecutionRecord | None:
+        """The record `data` holds, None if it is not one of this format."""
+        if not isinstance(data, dict) or any(
+                not isinstance(data.get(name), kind) for name, kind in FIELDS.items()):
+            return None
+        cells = data["cells"]
+        if not all(isinstance(cell, dict) and all(
+                isinstance(cell.get(name), kind) for name, kind in CELL_FIELDS.items())
+                for cell in cells.values()):
+            return None
+        return cls(data["key"], float(data["seconds"]), data["kernel"], data["provenance"],
+                   cells)
+
+    def to_json(self) -> dict:
+        return {"key": self.key, "seconds": self.seconds,
+                "kernel": self.kernel, "provenance": self.provenance, "cells": self.cells}
+
+    @classmethod
+    def from_notebook(cls, notebook: nbformat.NotebookNode, key: str) -> ExecutionRecord:
+        """The record of an executed notebook (its provenance in the book's metadata)."""
+        provenance = dict(notebook.metadata.get(METADATA_KEY, {}).get("provenance") or {})
+        return cls(key, float(provenance.get("total_seconds", 0.0)),
+                   {name: notebook.metadata[name] for name in KERNEL_METADATA
+                    if name in notebook.metadata},
+                   provenance, cell_results(notebook))
+
+    def merged_into(self, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        """A copy of the split `notebook` with this record's outputs, timings, provenance.
+
+        As jupyter-cache's merge_match_into_notebook: prose, headings and .md lines
+        come from today's split, outputs from the run whose key matches (same code,
+        hence the same cell ids).
+        """
+        merged = copy.deepcopy(notebook)
+        for cell in merged.cells:
+            result = self.cells.get(cell.id) if cell.cell_type == "code" else None
+            if result:
+                cell.execution_count = result["execution_count"]
+                cell.outputs = nbformat.from_dict(result["outputs"])
+                cell.metadata["execution"] = nbformat.from_dict(result["execution"])
+                cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = result["seconds"]
+        merged.metadata.update(nbformat.from_dict(copy.deepcopy(self.kernel)))
+        merged.metadata.setdefault(METADATA_KEY, {})["provenance"] = nbformat.from_dict(
+            copy.deepcopy(self.provenance))
+        return merged
+
+
+def kernel_metadata(runtime: Runtime) -> dict:
+    """The notebook metadata that names the kernel of a runtime's tab."""
+    return {"kernelspec": {"name": runtime.kernel_name, "language": "python",
+                           "display_name": f"Python 3 ({runtime.tab})"}}
+
+
+def provenance(runtime: Runtime, devices: list[dict], device_use: dict,
+               cell_seconds: list[float], seconds: float) -> dict:
+    """Where, when and with what a notebook was executed: the exact versions included,
+    which frozen results keep and readers are shown."""
+    return {"date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+            "framework": runtime.tab, "framework_version": runtime.framework_version,
+            "python": runtime.python_version, "devices": devices or "CPU",
+            "device_use": device_use, "cell_seconds": cell_seconds,
+            "total_seconds": round(seconds, 3)}
+
+
+def prose_record(runtime: Runtime, key: str) -> ExecutionRecord:
+    """The record of a notebook without code: no kernel started, nothing computed."""
+    return ExecutionRecord(key, 0.0, kernel_metadata(runtime), provenance(runtime, [], {}, [], 0.0),
+                           {})
+
+
+def cell_results(notebook: nbformat.NotebookNode) -> dict[str, dict]:
+    """What a record keeps of each executed code cell, by cell id."""
+    return {cell.id: {"execution_count": cell.get("execution_count"),
+                      "outputs": [dict(o) for o in cell.get("outputs", [])],
+                      "execution": dict(cell.metadata.get("execution", {})),
+                      "seconds": float(cell.metadata.get(METADATA_KEY, {}).get("seconds", 0.0))}
+            for cell in notebook.cells if cell.cell_type == "code"}
+
+
+def read_cache(path: Path) -> ExecutionRecord | None:
+    """The cache record at `path`; None if there is none or it cannot be read (it is
+    then made again, never an error)."""
+    return ExecutionRecord.from_json(read_record(path))
+
+
+def write_cache(path: Path, record: ExecutionRecord) -> None:
+    write_record(path, record.to_json())
+
+
+def read_executed_notebook(path: Path) -> Mapping | None:
+    """An executed notebook as JSON; None if there is none or it cannot be read."""
+    return read_record(path)

@@ -1,0 +1,136 @@
+"""What the eval stage works on and what it says: tasks, their plan, their outcome, events.
+
+A task is one section's notebook for one tab. The plan gives each task, once
+and for all before anything runs, its cache key, its frozen key, what the
+frozen store holds for it and how long it took last time; an execution is what
+became of it. All are immutable: no stage fills in another's fields.
+"""
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+import nbformat
+
+from ..core.model import Section
+from .record import ExecutionRecord
+
+
+class Status(enum.StrEnum):
+    """What became of a task (the report and the console show the value)."""
+    RAN = "ran"
+    CACHED = "cached"
+    FROZEN = "frozen"
+    NO_CODE = "no code"
+    FAILED = "failed"
+    INTERRUPTED = "interrupted"
+    SKIPPED = "skipped"
+
+    @property
+    def has_outputs(self) -> bool:
+        """Whether the task's executed notebook holds the outputs of its current code."""
+        return self in (Status.RAN, Status.CACHED, Status.FROZEN)
+
+    @property
+    def unfinished(self) -> bool:
+        """Failed or interrupted: the executed notebook keeps its previous good result."""
+        return self in (Status.FAILED, Status.INTERRUPTED)
+
+
+@dataclass(frozen=True, eq=False)   # a task is itself: compared and hashed by identity
+class Task:
+    section: Section
+    tab: str
+    notebook: nbformat.NotebookNode
+    """The split notebook (today's prose, code and .md lines)."""
+
+    @property
+    def label(self) -> str:
+        return f"{self.section.name} [{self.tab}]"
+
+    @property
+    def code(self) -> list[str]:
+        return [c.source for c in self.notebook.cells if c.cell_type == "code"]
+
+
+class Frozen(enum.StrEnum):
+    """What the frozen store holds for a task, when it holds its notebook."""
+    USED = "used"
+    STALE = "stale"
+    """Its key no longer matches: code, d2l or the framework's major version changed."""
+
+
+@dataclass(frozen=True)
+class FrozenNote:
+    """What an executed notebook says of the frozen store (see frozen.py)."""
+    state: Frozen
+    path: str
+    """The frozen notebook, as messages show it."""
+    provenance: dict
+    """Where and when the frozen outputs were computed."""
+
+    def metadata(self) -> dict:
+        """The note as the executed notebook keeps it (read by provenance.frozen_of)."""
+        if self.state is Frozen.USED:
+            return {"status": "used", "path": self.path}
+        return {"status": "stale", "provenance": self.provenance}
+
+
+@dataclass(frozen=True)
+class Planned:
+    """A task with everything decided before anything runs."""
+    task: Task
+    key: str
+    """Its execution cache key (see plan.py)."""
+    frozen_key: str
+    """Its key in the frozen store (see frozen.py)."""
+    estimate: float
+    """Seconds of its last run (0 if none), to start the longest notebooks first."""
+    frozen: FrozenNote | None
+    outcome: Status | None
+    """FROZEN, CACHED, NO_CODE or SKIPPED when no kernel runs it; None when it runs."""
+    record: ExecutionRecord | None = None
+    """The outputs it is written from without a kernel (cache or frozen store)."""
+
+    @property
+    def runs(self) -> bool:
+        return self.outcome is None
+
+
+@dataclass(frozen=True)
+class Execution:
+    """What became of a planned task."""
+    planned: Planned
+    status: Status
+    seconds: float = 0.0
+    message: str = ""
+    """Why it failed, at the .md line: what the console shows."""
+    record: ExecutionRecord | None = None
+    """The outputs its executed notebook now holds (None if it failed or was skipped)."""
+
+    @property
+    def task(self) -> Task:
+        return self.planned.task
+
+
+# -- what the executor tells while it runs (the console renders it) -------------------
+
+@dataclass(frozen=True)
+class Started:
+    task: Task
+    gpus: tuple[int, ...]
+    """The GPUs it was given (CUDA_VISIBLE_DEVICES)."""
+
+
+@dataclass(frozen=True)
+class Finished:
+    execution: Execution
+
+
+@dataclass(frozen=True)
+class Running:
+    """Sent every second while kernels run: each running task and its seconds so far."""
+    tasks: tuple[tuple[str, float], ...]
+
+
+Event = Started | Finished | Running
