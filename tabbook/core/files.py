@@ -2,7 +2,6 @@
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 import nbformat
@@ -27,14 +26,6 @@ def write_if_changed(path: Path, text: str) -> bool:
         return False
     atomic_write(path, data)
     return True
-
-
-def read_json(path: Path) -> dict:
-    """A record this build wrote; {} if there is none yet or it cannot be read."""
-    try:
-        return json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, ValueError):
-        return {}
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
