@@ -5,6 +5,7 @@ wrong and how to fix it. The stage only reads the model.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
 from collections import defaultdict
 from pathlib import Path
@@ -12,7 +13,8 @@ from pathlib import Path
 from .bibliography import entries_by_page, unclosed_entries
 from ..core.config import Config
 from ..core.model import ALL_TABS, Book, Cell, CellKind, Problem, Section
-from .pycode import Analysis, analyse, compile_issue, saved_definitions, unsaved_rest
+from .pycode import Analysis, analyse, compile_issue
+from .saving import saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "data:")
 
@@ -195,12 +197,12 @@ def _orphan_problems(book: Book) -> list[Problem]:
 
 def _merge_tabs(problems: list[Problem]) -> list[Problem]:
     """One problem found in several tabs is reported once, naming them all."""
-    tabs: dict[tuple, list[str]] = defaultdict(list)
+    tabs: dict[Problem, list[str]] = defaultdict(list)
     for p in problems:
-        key = (p.path, p.line, p.message, p.fix, p.warning)
+        key = dataclasses.replace(p, tab="")
         if p.tab not in tabs[key]:
             tabs[key].append(p.tab)
-    return sorted(Problem(*key[:4], tab=", ".join(t for t in found if t), warning=key[4])
+    return sorted(dataclasses.replace(key, tab=", ".join(t for t in found if t))
                   for key, found in tabs.items())
 
 
