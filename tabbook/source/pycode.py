@@ -19,6 +19,7 @@ LINE_MAGIC = re.compile(r"^(\s*)((?:[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?[!%](.*)$"
 TAB_HEADER = re.compile(r"^(\s*)(if|elif)\b.*\btab\.selected\(.*:\s*(#.*)?$")
 ELSE_HEADER = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 IF_HEADER = re.compile(r"^(\s*)(if|elif)\b")
+LINE_MENTION = re.compile(r"\bline \d+\b")
 COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
@@ -28,6 +29,25 @@ class CodeIssue:
     index: int
     message: str
     fix: str
+    mentioned: tuple[int, ...] = ()
+    """The 0-based cell lines of the lines that `message` names, in order (Python's
+    ``detected at line 3`` counts from the compiled code's first line)."""
+
+    def located(self, first_line: int) -> str:
+        """The message, the lines it names given as .md lines (the cell's is `first_line`)."""
+        lines = iter(self.mentioned)
+        return LINE_MENTION.sub(lambda found: f"line {first_line + next(lines)}", self.message) \
+            if self.mentioned else self.message
+
+
+def syntax_issue(error: SyntaxError, origins: list[int]) -> CodeIssue:
+    """A syntax error of compiled code whose line N comes from cell line origins[N - 1]."""
+    def origin(lineno: int) -> int:
+        return origins[min(max(lineno - 1, 0), len(origins) - 1)] if origins else 0
+    mentioned = tuple(origin(int(number)) for number in
+                      re.findall(r"\bline (\d+)\b", error.msg))
+    return CodeIssue(origin(error.lineno or 1), f"does not compile: {error.msg}",
+                     "fix the code", mentioned)
 
 
 @dataclass
@@ -238,9 +258,8 @@ def _parse_with_recovery(masked: list[str]) -> tuple[ast.Module | None, CodeIssu
         try:
             return ast.parse("\n".join(lines)), None
         except SyntaxError as err:
-            index = (err.lineno or 1) - 1
-            if not _blank_broken_branch(lines, index):
-                return None, CodeIssue(index, f"does not compile: {err.msg}", "fix the code")
+            if not _blank_broken_branch(lines, (err.lineno or 1) - 1):
+                return None, syntax_issue(err, list(range(len(lines))))
     return None, None
 
 
@@ -346,23 +365,18 @@ def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
 def compile_issue(resolved: Resolved) -> CodeIssue | None:
     """The first syntax error of the resolved code, at its line in the cell."""
     error = _compile_error(resolved.text)
-    if error is None:
-        return None
-    lineno, message = error
-    index = min(max(lineno - 1, 0), len(resolved.origins) - 1)
-    origin = resolved.origins[index] if resolved.origins else 0
-    return CodeIssue(origin, f"does not compile: {message}", "fix the code")
+    return None if error is None else syntax_issue(error, resolved.origins)
 
 
 @functools.lru_cache(maxsize=None)
-def _compile_error(text: str) -> tuple[int, str] | None:
-    """(line, message) of the syntax error of a cell's code, None if it compiles. Cached:
-    a cell without tab.selected is the same code in every tab."""
+def _compile_error(text: str) -> SyntaxError | None:
+    """The syntax error of a cell's code, None if it compiles. Cached: a cell without
+    tab.selected is the same code in every tab."""
     masked, is_python = mask_magics(text.split("\n"))
     if not is_python:
         return None
     try:
         compile("\n".join(masked), "<cell>", "exec", flags=COMPILE_FLAGS, dont_inherit=True)
     except SyntaxError as err:
-        return err.lineno or 1, err.msg
+        return err
     return None
