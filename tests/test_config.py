@@ -122,3 +122,9 @@ def test_a_missing_section_is_named(tmp_path):
     with pytest.raises(ConfigError) as error:
         load(tmp_path, "[project]\nname = b\ntitle = B\nrelease = 1.0\n")
     assert str(error.value) == "config.ini:1: no [build] section — add it, with tabs"
+
+
+def test_an_empty_tab_list_is_reported_once(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs ="))
+    assert str(error.value) == "config.ini:8: [build] tabs is empty — list at least one framework"

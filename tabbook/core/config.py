@@ -193,11 +193,11 @@ def _launch(settings: Settings, release: str, tabs: tuple[str, ...]) -> LaunchCo
 def _tabs(settings: Settings) -> tuple[str, ...]:
     """[build] tabs, and the per-tab sections that name a tab it does not list."""
     tabs = settings.get("build", "tabs")
-    if tabs is None:
+    if not tabs:   # not written, not valid or empty: the per-tab sections can't be checked
+        if tabs == ():
+            settings.problem(settings.line("build", "tabs"), "[build] tabs is empty — list at "
+                             "least one framework")
         return ()
-    if not tabs:
-        settings.problem(settings.line("build", "tabs"), "[build] tabs is empty — list at "
-                         "least one framework")
     for name, line in settings.ini.section_lines.items():
         if spec_name(name) != name and name.split("-", 1)[1] not in tabs:
             settings.problem(line, f"section [{name}] names a tab that is not in [build] tabs "
