@@ -169,6 +169,63 @@ CATALOGUE = [
                        "@book{B.2021,\n  title = {B}\n}\n"},
      ["chapters/chap/refs.bib:1: warning: the entry 'A.2020' is not closed: the next entry "
       "is read into it — add its closing brace"]),
+    ("old Mac line endings",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n```").replace("\n", "\r")
+      .encode()},
+     [f"{S}:1: warning: lines end with a lone CR (old Mac line endings); they are read as line "
+      "breaks — convert the file's line endings to LF (\\n)"]),
+    ("byte-order mark",
+     {"chap/sec.md": ("\ufeff" + md("# Titre", "Texte.")).encode()},
+     [f"{S}:1: warning: the file starts with a byte-order mark (U+FEFF) — save it as UTF-8 "
+      "without BOM"]),
+    ("%%tabs for %%tab",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tabs mxnet\nx = 1\n```")},
+     [f"{S}:9: unknown cell magic %%tabs in '%%tabs mxnet' (the kernel stops the cell: 'Cell "
+      "magic not found') — to mark the cell's tab, write %%tab mxnet"]),
+    ("unknown cell magic",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\n%%timme\nx = 1\n```")},
+     [f"{S}:4: unknown cell magic %%timme in '%%timme' (the kernel stops the cell: 'Cell magic "
+      "not found') — did you mean %%time?"]),
+    ("unknown line magic",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n%matplotib inline\n```")},
+     [f"{S}:5: unknown line magic %matplotib (the kernel stops the cell: 'Line magic function "
+      "not found') — did you mean %matplotlib?"]),
+    ("code fence left open before the next cell",
+     {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1",
+                        "```{.python .input}\ny = 2\n```")},
+     [f"{S}:3: code fence ``` is not closed before the next cell's fence at line 6 — add a "
+      "line ``` at the end of the code"]),
+    ("syntax error naming another line",
+     {"chap/sec.md": md("# Titre", '```{.python .input}\nx = 1\ns = """texte\nsuite\nfin\n```')},
+     [f"{S}:5: [pytorch] does not compile: unterminated triple-quoted string literal (detected "
+      "at line 7) — fix the code"]),
+    ("unknown math command",
+     {"chap/sec.md": md("# Titre", "Soit la fonction\n$\\foobar(x)$ de $x$.")},
+     [f"{S}:4: warning: math $\\foobar(x)$: unknown command \\foobar (shown as text) — fix the "
+      "LaTeX (pages show math as MathML made by latex2mathml)"]),
+    ("unclosed brace in math",
+     {"chap/sec.md": md("# Titre", "Soit $\\frac{a}{b$.")},
+     [f"{S}:3: warning: math $\\frac{{a}}{{b$: a '{{' is never closed — fix the LaTeX (pages "
+      "show math as MathML made by latex2mathml)"]),
+    ("unbalanced display math",
+     {"chap/sec.md": md("# Titre", "$$\n\\sum_i x_i}\n$$\n:eqlabel:`eq_s`")},
+     [f"{S}:3: warning: math $$\\sum_i x_i}}$$: a '}}' closes no '{{' — fix the LaTeX (pages "
+      "show math as MathML made by latex2mathml)"]),
+    ("math that latex2mathml cannot read",
+     {"chap/sec.md": md("# Titre", "Soit $\\left( x$.")},
+     [f"{S}:3: warning: math $\\left( x$: cannot be read (extra left or missing right) — fix "
+      "the LaTeX (pages show math as MathML made by latex2mathml)"]),
+    ("external image",
+     {"chap/sec.md": md("# Titre", "![Un logo](https://example.org/logo.png)")},
+     [f"{S}:3: warning: image loaded from outside the book: https://example.org/logo.png (a "
+      "page loads nothing from outside) — download it into img/ and use the local file"]),
+    ("external image in HTML",
+     {"chap/sec.md": md("# Titre", "Du texte\net <img src='//example.org/a.png'> ici.",
+                        '<div>\n<img\n  src="http://example.org/b.png">\n</div>')},
+     [f"{S}:4: warning: HTML loads //example.org/a.png from outside the book (a page loads "
+      "nothing from outside) — download it into img/ and use the local file",
+      f"{S}:8: warning: HTML loads http://example.org/b.png from outside the book (a page loads "
+      "nothing from outside) — download it into img/ and use the local file"]),
     ("bad #gpus",
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\n#gpus(two)\n```", "# Titre")},
@@ -183,9 +240,21 @@ def test_malformed_source_is_reported_at_its_place(tmp_path, files, expected):
     assert problems_of(tmp_path) == expected
 
 
-def test_the_catalogue_is_large_and_distinct():
-    assert len(CATALOGUE) >= 20
-    assert len({name for name, _, _ in CATALOGUE}) == len(CATALOGUE)
+def test_a_file_s_own_fault_comes_before_its_consequences(tmp_path):
+    # Its labels are still read from a file that is not UTF-8: references to them resolve.
+    write_book(tmp_path, {
+        "chap/index.md": md("# Chapitre", "Voir :numref:`sec_x` et :numref:`sec_y`.",
+                            "```toc\nsec\nother\n```"),
+        "chap/sec.md": "# Titre\n:label:`sec_x`\n\nCaf\xe9 noir.\n".encode("latin-1"),
+        "chap/other.md": "",
+    })
+    assert problems_of(tmp_path) == [
+        "chapters/chap/other.md:1: warning: empty section — write its content or remove it and "
+        "its TOC entry",
+        f"{S}:4: not valid UTF-8 (byte 0xe9) — save the file as UTF-8",
+        "chapters/chap/index.md:3: warning: :numref: refers to unknown label 'sec_y' (shown as "
+        "text) — fix the name or add the :label: it refers to",
+    ]
 
 
 def test_all_problems_are_reported_in_one_run(tmp_path):
@@ -214,6 +283,34 @@ def test_a_correct_book_has_no_problem(tmp_path):
         def fit(self):
             pass
         ```
+
+        IPython's own magics are not typos:
+
+        ```{.python .input}
+        %%tab pytorch
+        %matplotlib inline
+        x = 10 %3
+        ```
+
+        ```{.python .input}
+        %%time
+        y = 2
+        ```
+
+        ```{.python .input}
+        %%writefile data.txt
+        anything
+        ```
+
+        ```{.python .input}
+        %%bash
+        echo $HOME
+        ```
+
+        Math in every form: $\\mathbf{x} \\in \\mathbb{R}^{d}$, $\\{a, b\\}$, an inline image
+        ![logo](data:image/png;base64,iVBORw0KGgo=) and
+
+        $$\\hat{y} = \\operatorname{softmax}(\\mathbf{W}\\mathbf{x} + b)$$
     """)})
     assert problems_of(tmp_path) == []
 

@@ -5,6 +5,7 @@ import pytest
 
 from conftest import CONFIG, REPO
 from tabbook.core.config import ConfigError, load_config
+from tabbook.core.config_schema import SCHEMA
 
 
 def load(tmp_path, text: str):
@@ -34,11 +35,11 @@ def test_defaults_and_continuation_lines(tmp_path):
 
 @pytest.mark.parametrize("change, message", [
     (("[build]", "[biuld]"),
-     "config.ini:7: unknown section [biuld] — known sections: [project], [build], [execute], "
+     "config.ini:7: unknown section [biuld] — did you mean [build]? known sections: [project], [build], [execute], "
      "[library], [library-*], [launch], [launch-*] (and d2lbook's [colab], [deploy], [html], "
      "[pdf], [sagemaker], [slides], [translation])"),
     (("lang = fr", "lang = fr\nlanguage = fr"),
-     "config.ini:6: unknown key 'language' in [project] — known keys: author, lang, name, "
+     "config.ini:6: unknown key 'language' in [project] — did you mean 'lang'? known keys: author, lang, name, "
      "release, title"),
     (("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, all"),
      "config.ini:8: [build] tabs: 'all' is not a valid tab name — use lowercase letters, "
@@ -70,3 +71,60 @@ def test_mistakes_name_their_line(tmp_path, change, message):
 def test_missing_file(tmp_path):
     with pytest.raises(ConfigError, match="config.ini: not found"):
         load_config(tmp_path)
+
+
+def test_every_mistake_is_reported_in_one_run(tmp_path):
+    text = CONFIG.replace("release = 1.0.0", "release = one").replace(
+        "lang = fr", "lang = fr\nlanguage = fr").replace(
+        "[launch]", "[execute]\ntimeout = -3\n\n[launch]").replace(
+        "github_repo = owner/book", "github_repo = book")
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, text)
+    assert str(error.value).split("\n") == [
+        "config.ini:4: [project] release = 'one' is not valid — use a version such as 1.0.0",
+        "config.ini:6: unknown key 'language' in [project] — did you mean 'lang'? known keys: "
+        "author, lang, name, release, title",
+        "config.ini:26: [execute] timeout = '-3' is not valid — write a whole number >= 1",
+        "config.ini:29: [launch] github_repo = 'book' is not valid — write it as owner/name",
+    ]
+
+
+def test_a_mistake_is_not_reported_again_through_its_consequences(tmp_path):
+    # An invalid tab list: the [library-<tab>] sections are not reported as unknown tabs;
+    # a malformed header: the keys under it are not reported as keys outside a section.
+    text = CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, all").replace(
+        "[library]\n", "[library\n")
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, text)
+    assert str(error.value).split("\n") == [
+        "config.ini:8: [build] tabs: 'all' is not a valid tab name — use lowercase letters, "
+        "digits and '_' (not 'all')",
+        "config.ini:12: malformed section header '[library' — write it as [name]",
+    ]
+
+
+def test_defaults_and_d2lbook_keys_come_from_the_schema(tmp_path):
+    minimal = ("\ufeff[project]\nname = b\ntitle = B\nrelease = 1.0\ncopyright = 2026\n\n"
+               "[build]\ntabs = pytorch\nsphinx_configs = a = 1\n    b = 2\n\n"
+               "[html]\nheader_links = anything\n")
+    config = load(tmp_path, minimal)   # a byte-order mark, as Windows editors write it
+    defaults = {name: {key: spec.default for key, spec in section.keys.items()}
+                for name, section in SCHEMA.items()}
+    assert config.execute.timeout == defaults["execute"]["timeout"] == 600
+    assert config.execute.jobs == defaults["execute"]["jobs"]
+    assert config.project.lang == defaults["project"]["lang"]
+    assert config.build.notebooks == defaults["build"]["notebooks"]
+    assert config.build.strict is defaults["build"]["warning_is_error"] is False
+    assert config.launch_settings is None and config.library.tabs == {}
+
+
+def test_a_missing_section_is_named(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, "[project]\nname = b\ntitle = B\nrelease = 1.0\n")
+    assert str(error.value) == "config.ini:1: no [build] section — add it, with tabs"
+
+
+def test_an_empty_tab_list_is_reported_once(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs ="))
+    assert str(error.value) == "config.ini:8: [build] tabs is empty — list at least one framework"

@@ -7,6 +7,7 @@ import nbformat
 
 from conftest import write_book
 from tabbook.source.bibliography import read_bibliography
+from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
 from tabbook.output.markup import PageContext, render_prose
 from tabbook.source.numbering import number_book
@@ -117,3 +118,15 @@ def test_citations_read_author_and_year(tmp_path):
     labels = {key: entry.label() for key, entry in read_bibliography(bib).items()}
     assert labels == {"Knuth.1984": "Knuth, 1984", "Patarasuk.Yuan.2009": "Patarasuk et Yuan, 2009",
                       "Goyal.ea.2017": "Goyal et al., 2017", "Anonymous": "Anonymous, s. d."}
+
+
+def test_math_is_converted_once_for_the_check_and_the_page(tmp_path):
+    ctx, _ = context(tmp_path)
+    html = render_prose("Soit $\\left( x$ et $\\frac{a}{b$.\n", 1, ctx)
+    # What latex2mathml cannot read is shown as written; what it reads wrongly (an unclosed
+    # brace it closes itself) is shown as it reads it. The check reported both.
+    assert '<code class="math-error">\\left( x</code>' in html
+    assert html.count("<math") == 1
+    assert to_mathml("\\left( x", False) == (None, "cannot be read (extra left or missing right)")
+    assert to_mathml("\\frac{a}{b", False)[1] == "a '{' is never closed"
+    assert to_mathml("\\{a\\} \\\\ b", True)[1] is None

@@ -330,3 +330,20 @@ def test_every_notebook_of_the_book_is_valid_nbformat():
     for name, tab, notebook in notebooks:
         nbformat.validate(notebook)
         assert nbformat.writes(notebook) == nbformat.v4.writes_json(notebook), (name, tab)
+
+
+@pytest.mark.parametrize("encode", [
+    lambda text: text.replace("\n", "\r").encode(),            # old Mac
+    lambda text: text.replace("\n", "\r\n").encode(),          # Windows
+    lambda text: ("\ufeff" + text).encode(),                   # a byte-order mark
+], ids=["CR", "CRLF", "BOM"])
+def test_line_endings_and_bom_split_as_the_same_text(tmp_path, encode):
+    text = md(DECLARE, "# Titre", "Du texte.", "```{.python .input}\n%%tab all\nx = 1\n\nprint(x)\n```")
+    expected = {tab: nbformat.writes(split_section(section_from(tmp_path, text), tab))
+                for tab in TABS}
+    (tmp_path / "chapters" / "sec.md").write_bytes(encode(text))
+    chapters = tmp_path / "chapters"
+    section, problems = parse_section(chapters / "sec.md", chapters, tmp_path, TABS)
+    assert [c.kind.value for c in section.cells] == ["prose", "code"]
+    assert {tab: nbformat.writes(split_section(section, tab)) for tab in TABS} == expected
+    assert all(p.line == 1 and p.warning for p in problems)

@@ -151,12 +151,13 @@ class Book:
         return pages
 
 
-@dataclass(frozen=True, order=True)
+@dataclass(frozen=True)
 class Problem:
     """Something wrong in the sources, reported as ``path:LINE: [tab] message — fix``.
 
     A warning is what d2lbook tolerates (it drops or guesses, and so does this
     build); it stops the build only when strict (``--strict``, ``warning_is_error``).
+    Problems sort by file and line, a file's own faults first.
     """
     path: str
     line: int
@@ -164,6 +165,16 @@ class Problem:
     fix: str
     tab: str = ""
     warning: bool = False
+    file_fault: bool = False
+    """The file as a whole cannot be read as meant (not UTF-8, empty): listed before all
+    other problems, since they may follow from it."""
+
+    def __lt__(self, other: Problem) -> bool:
+        return self._order() < other._order()
+
+    def _order(self) -> tuple:
+        return (not self.file_fault, self.path, self.line, self.message, self.fix, self.tab,
+                self.warning)
 
     def __str__(self) -> str:
         tab = f" [{self.tab}]" if self.tab else ""

@@ -1,7 +1,7 @@
 """Library stage: the `#@save` code of each tab, in book order, as ``d2l/<framework>.py``.
 
 A ``#@save`` mark saves what d2lbook's ``library.py`` saves (see
-``pycode.saved_definitions``). Imports come first, once each; then the saved
+``saving.saved_definitions``). Imports come first, once each; then the saved
 definitions and statements in the order the book introduces them. A method
 added with ``@d2l.add_to_class(X)`` goes inside the body of class X; a later
 definition of a function, class or method replaces the earlier one where it
@@ -17,7 +17,8 @@ from pathlib import Path
 
 from ..core.config import Config
 from ..core.model import Book, Problem, SourceError
-from ..source.pycode import Saved, analyse, saved_definitions, statement_start
+from ..source.pycode import analyse, statement_start
+from ..source.saving import Saved, saved_definitions
 from ..core.files import write_if_changed
 
 WARNING_LINE = "#################   WARNING   ################"

@@ -15,12 +15,12 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from latex2mathml.converter import convert as latex_to_mathml
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
 from ..core.model import project_path
+from ..source.latex import to_mathml
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
@@ -29,11 +29,9 @@ from .typography import french, starts_with_punctuation
 
 
 def _math(latex: str, display: bool) -> str:
-    try:
-        return latex_to_mathml(latex.strip(), display="block" if display else "inline")
-    except Exception:   # latex2mathml raises many types; show the source rather than fail
-        return f'<code class="math-error">{html.escape(latex)}</code>'
-
+    """MathML; the source as written when it cannot be converted (the check reported it)."""
+    mathml, _ = to_mathml(latex, display)
+    return mathml if mathml is not None else f'<code class="math-error">{html.escape(latex)}</code>'
 
 
 

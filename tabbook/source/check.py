@@ -5,16 +5,30 @@ wrong and how to fix it. The stage only reads the model.
 """
 from __future__ import annotations
 
+import dataclasses
 import os
+import re
 from collections import defaultdict
 from pathlib import Path
+
+from markdown_it.token import Token
 
 from .bibliography import entries_by_page, unclosed_entries
 from ..core.config import Config
 from ..core.model import ALL_TABS, Book, Cell, CellKind, Problem, Section
-from .pycode import Analysis, analyse, compile_issue, saved_definitions, unsaved_rest
+from .latex import to_mathml
+from .magics import loads_extension, unknown_magics
+from .pycode import Analysis, analyse, compile_issue
+from .roles import located_tokens
+from .saving import saved_definitions, unsaved_rest
 
-EXTERNAL = ("http://", "https://", "data:")
+EXTERNAL = ("http://", "https://", "//")
+INLINE = "data:"
+# A src attribute (<img>, <iframe>, <video>…) that points outside the book.
+EXTERNAL_SOURCE = re.compile(r"""\bsrc\s*=\s*["']?((?:https?:)?//[^"'\s>]+)""", re.I)
+LOCAL_COPY = "download it into img/ and use the local file"
+# Math tokens of the prose -> whether they are shown as display math.
+MATH = {"math_inline": False, "math_inline_double": True, "math_block": True}
 
 
 class _Findings:
@@ -73,11 +87,14 @@ def _code_problems(section: Section, config: Config,
     """Compile every code cell for each of its tabs; check #@save and add_to_class."""
     found = _Findings(section)
     book_tabs = config.build.tabs
+    extensions = loads_extension([cell.source for cell in section.code_cells()])
     for cell in section.code_cells():
         _check_indentation(found, cell)
+        for magic in unknown_magics(cell.source):
+            found.add(cell.line + magic.index, magic.message, magic.fix, warning=extensions)
         analysis = analyse(cell.source)
         for issue in analysis.issues:
-            found.add(cell.line + issue.index, issue.message, issue.fix)
+            found.add(cell.line + issue.index, issue.located(cell.line), issue.fix)
         for index, name in analysis.tab_names:
             if name not in book_tabs:
                 found.add(cell.line + index, f"unknown tab {name!r} in tab.selected",
@@ -104,11 +121,11 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
     resolved = analysis.resolve(tab)
     issue = analysis.syntax_error or compile_issue(resolved)
     if issue:
-        found.add(cell.line + issue.index, issue.message, issue.fix, tab)
+        found.add(cell.line + issue.index, issue.located(cell.line), issue.fix, tab)
         return
     saved, issues = saved_definitions(resolved)
     for issue in issues:
-        found.add(cell.line + issue.index, issue.message, issue.fix, tab)
+        found.add(cell.line + issue.index, issue.located(cell.line), issue.fix, tab)
     # An import cell whose #@save reads as "save this cell", cut by a blank line.
     rest = unsaved_rest(resolved) if all(item.kind == "import" for item in saved) else None
     if rest is not None:
@@ -127,46 +144,82 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
                       "section or cell", tab)
 
 
-def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
+def _label_problems(sections: list[Section]) -> tuple[set[str], list[Problem]]:
+    """The book's labels, and those defined twice."""
     problems = []
     labels: dict[str, tuple[str, int]] = {}
     for section in sections:
         for label in section.labels:
-            if label.name in labels:
-                path, line = labels[label.name]
-                problems.append(Problem(section.display_path, label.line,
-                                        f"label {label.name!r} is already defined at "
-                                        f"{path}:{line} (references go there)",
-                                        "give this label another name", warning=True))
-            else:
+            if label.name not in labels:
                 labels[label.name] = (section.display_path, label.line)
+                continue
+            path, line = labels[label.name]
+            problems.append(Problem(section.display_path, label.line, f"label {label.name!r} is "
+                                    f"already defined at {path}:{line} (references go there)",
+                                    "give this label another name", warning=True))
+    return set(labels), problems
+
+
+def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
+    labels, problems = _label_problems(sections)
     for section in sections:
+        found = _Findings(section)
         for ref in section.references:
             if ref.target not in labels:
-                problems.append(Problem(section.display_path, ref.line,
-                                        f":{ref.role}: refers to unknown label {ref.target!r} "
-                                        "(shown as text)",
-                                        "fix the name or add the :label: it refers to",
-                                        warning=True))
+                found.add(ref.line, f":{ref.role}: refers to unknown label {ref.target!r} (shown "
+                          "as text)", "fix the name or add the :label: it refers to", warning=True)
         base = (book.source_root / section.path).parent
-        if section.bibliography and not (base / section.bibliography.path).is_file():
-            problems.append(Problem(section.display_path, section.bibliography.line,
-                                    f"bibliography not found: {section.bibliography.path}",
-                                    "fix the path (relative to this .md file)"))
-        elif section.bibliography:
-            shown = os.path.normpath(Path(section.display_path).parent / section.bibliography.path)
-            problems += [Problem(shown, line, f"the entry {key!r} is not closed: the next "
-                                 "entry is read into it", "add its closing brace", warning=True)
-                         for line, key in unclosed_entries(base / section.bibliography.path)]
+        _check_bibliography(found, base)
         for image in section.images:
             if image.path.startswith(EXTERNAL):
-                continue
-            if not (base / image.path).is_file():
-                problems.append(Problem(section.display_path, image.line,
-                                        f"image not found: {image.path}",
-                                        "fix the path (relative to this .md file) or add the file"))
-    problems += _citation_problems(sections, book)
-    return problems
+                found.add(image.line, f"image loaded from outside the book: {image.path} (a page "
+                          "loads nothing from outside)", LOCAL_COPY, warning=True)
+            elif not image.path.startswith(INLINE) and not (base / image.path).is_file():
+                found.add(image.line, f"image not found: {image.path}",
+                          "fix the path (relative to this .md file) or add the file")
+        problems += found.problems
+    return problems + _citation_problems(sections, book)
+
+
+def _check_bibliography(found: _Findings, base: Path) -> None:
+    """The section's :bibliography: file exists, and each of its entries is closed."""
+    bibliography = found.section.bibliography
+    if bibliography is None:
+        return
+    if not (base / bibliography.path).is_file():
+        found.add(bibliography.line, f"bibliography not found: {bibliography.path}",
+                  "fix the path (relative to this .md file)")
+        return
+    shown = os.path.normpath(Path(found.section.display_path).parent / bibliography.path)
+    found.problems += [Problem(shown, line, f"the entry {key!r} is not closed: the next entry "
+                               "is read into it", "add its closing brace", warning=True)
+                       for line, key in unclosed_entries(base / bibliography.path)]
+
+
+def _prose_problems(section: Section) -> list[Problem]:
+    """Math that MathML cannot show as written, and HTML that loads from outside the book."""
+    found = _Findings(section)
+    for cell in section.cells:
+        if cell.kind is not CellKind.PROSE:
+            continue
+        for token, line in located_tokens(cell.tokens, cell.line):
+            if token.type in MATH:
+                _check_math(found, token, line)
+            elif token.type in ("html_block", "html_inline"):
+                for match in EXTERNAL_SOURCE.finditer(token.content):
+                    found.add(line + token.content.count("\n", 0, match.start()),
+                              f"HTML loads {match.group(1)} from outside the book (a page "
+                              "loads nothing from outside)", LOCAL_COPY, warning=True)
+    return found.problems
+
+
+def _check_math(found: _Findings, token: Token, line: int) -> None:
+    _, problem = to_mathml(token.content, MATH[token.type])
+    if problem:
+        written = " ".join(token.content.split())
+        shown = written if len(written) <= 40 else written[:37] + "..."
+        found.add(line, f"math {token.markup}{shown}{token.markup}: {problem}",
+                  "fix the LaTeX (pages show math as MathML made by latex2mathml)", warning=True)
 
 
 def _citation_problems(sections: list[Section], book: Book) -> list[Problem]:
@@ -195,12 +248,12 @@ def _orphan_problems(book: Book) -> list[Problem]:
 
 def _merge_tabs(problems: list[Problem]) -> list[Problem]:
     """One problem found in several tabs is reported once, naming them all."""
-    tabs: dict[tuple, list[str]] = defaultdict(list)
+    tabs: dict[Problem, list[str]] = defaultdict(list)
     for p in problems:
-        key = (p.path, p.line, p.message, p.fix, p.warning)
+        key = dataclasses.replace(p, tab="")
         if p.tab not in tabs[key]:
             tabs[key].append(p.tab)
-    return sorted(Problem(*key[:4], tab=", ".join(t for t in found if t), warning=key[4])
+    return sorted(dataclasses.replace(key, tab=", ".join(t for t in found if t))
                   for key, found in tabs.items())
 
 
@@ -212,5 +265,6 @@ def check_book(book: Book, config: Config) -> list[Problem]:
     for section in sections:
         problems += _tab_problems(section, config)
         problems += _code_problems(section, config, saved_classes)
+        problems += _prose_problems(section)
     problems += _reference_problems(sections, book)
     return _merge_tabs(problems)

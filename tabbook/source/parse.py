@@ -1,313 +1,19 @@
 """Parse stage: d2lbook Markdown sources -> the book model.
 
-Only the structure of the format is handled here (fences, tab blocks, the tab
-declaration cell, labels, references, images, TOC). The structure of cells is
-read line by line; prose is parsed once into markdown-it tokens (`roles`), kept
-on its cell, and its labels, references, citations and images are read from them.
-What the structure means (are the tabs known, do labels resolve, does the code
+The files are found by following the TOCs from the book's index; each is read
+as d2lbook reads it (universal newlines, UTF-8) and parsed by `sections`. What
+the structure means (are the tabs known, do labels resolve, does the code
 compile) is the check stage's job. Problems found while reading are returned,
 never raised, so that a single run reports all of them.
 """
 from __future__ import annotations
 
-import ast
 import fnmatch
-import re
 from pathlib import Path
 
-from markdown_it.token import Token
-
 from ..core.config import Config
-from ..core.model import (ALL_TABS, Book, Cell, CellKind, Chapter, Image, Label, Problem, Reference,
-                    Section, SourceError, TocEntry)
-from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
-                    heading_title, leading_image, previous_block, prose_tokens, split_reference,
-                    strip_slide_marks)
-
-FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
-BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
-END_TAB = re.compile(r"^:end_tab:\s*$")
-# A cell's tabs: `%%tab pytorch` or d2lbook's older `#@tab pytorch` (`# @tab` too).
-TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
-DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
-REQUIRED_LIBS = re.compile(r"^#\s*required_libs\((.*)\)\s*$")
-GPUS = re.compile(r"^#\s*gpus\((.*)\)\s*$")
-
-
-def split_names(text: str) -> tuple[str, ...]:
-    """``'mxnet, pytorch'`` -> ``('mxnet', 'pytorch')``."""
-    return tuple(name.strip() for name in text.split(",") if name.strip())
-
-
-def is_code_fence(info: str) -> bool:
-    """Only ```{.python .input} (the `.input` class) runs; other fences are displayed."""
-    return info.startswith("{") and ".input" in info[1:-1].split()
-
-
-class _SectionParser:
-    def __init__(self, section: Section, book_tabs: tuple[str, ...]):
-        self.section = section
-        self.book_tabs = book_tabs
-        self.default_tab = book_tabs[0]
-        self.problems: list[Problem] = []
-        self.prose: list[tuple[int, str]] = []
-        self.prose_tabs: tuple[str, ...] = (ALL_TABS,)
-        self.tab_block_line: int | None = None
-        self.code_cells_seen = 0
-
-    def problem(self, line: int, message: str, fix: str, warning: bool = False) -> None:
-        self.problems.append(Problem(self.section.display_path, line, message, fix, warning=warning))
-
-    # -- prose --------------------------------------------------------------
-    def flush_prose(self) -> None:
-        while self.prose and not self.prose[-1][1].strip():
-            self.prose.pop()
-        while self.prose and not self.prose[0][1].strip():
-            self.prose.pop(0)
-        if self.prose:
-            source = "\n".join(text for _, text in self.prose)
-            cell = Cell(CellKind.PROSE, source, self.prose[0][0], self.prose_tabs,
-                        self.tab_block_line, tokens=prose_tokens(strip_slide_marks(source)))
-            self.section.cells.append(cell)
-            self.read_prose(cell)
-        self.prose = []
-
-    def prose_line(self, number: int, text: str) -> None:
-        stripped = text.strip()
-        begin, end = BEGIN_TAB.match(stripped), END_TAB.match(stripped)
-        if begin:
-            if self.tab_block_line is not None:
-                self.problem(self.tab_block_line, f":begin_tab: is not closed before the next "
-                             f":begin_tab: at line {number} (closed there)",
-                             f"add :end_tab: before line {number}", warning=True)
-            self.flush_prose()
-            self.prose_tabs = split_names(begin.group(1)) or ("",)
-            self.tab_block_line = number
-            return
-        if end:
-            if self.tab_block_line is None:
-                self.problem(number, ":end_tab: without a matching :begin_tab: (ignored)",
-                             "remove it or add :begin_tab:`<tab>` before the block",
-                             warning=True)
-            self.flush_prose()
-            self.prose_tabs, self.tab_block_line = (ALL_TABS,), None
-            return
-        self.prose.append((number, text))
-
-    def read_prose(self, cell: Cell) -> None:
-        """The title, labels, references, citations, images and bibliography of a prose cell."""
-        tokens = cell.tokens
-        for index, token in enumerate(tokens):
-            line = cell.line + token.map[0] if token.map else cell.line
-            if token.type == "heading_open" and token.tag == "h1" and token.level == 0 and \
-                    not self.section.title:
-                self.section.title = heading_title(tokens[index + 1])
-            elif token.type == "role_block" and token.meta["role"] in LABEL_ROLES:
-                self.label(cell, previous_block(tokens, index), token.meta, line)
-            elif token.type == "role_block" and token.meta["role"] == "bibliography":
-                self.section.bibliography = Image(token.meta["content"], "", line)
-            elif token.type == "inline":
-                for child, offset in child_lines(token):
-                    self.inline_mark(cell, index, child, line + offset)
-
-    def inline_mark(self, cell: Cell, index: int, child: Token, line: int) -> None:
-        """An image or a role inside the text of tokens[index]."""
-        section = self.section
-        if child.type == "image":
-            section.images.append(Image(child.meta["path"], child.content, line))
-        if child.type != "role":
-            return
-        role, content = child.meta["role"], child.meta["content"]
-        if role in REFERENCE_ROLES:
-            section.references.append(Reference(role, split_reference(content)[1], line))
-        elif role == "cite":
-            section.citations += [Reference("cite", key, line) for key in citation_keys(content)]
-        else:
-            self.label(cell, enclosing_block(cell.tokens, index), child.meta, line)
-
-    def label(self, cell: Cell, host: int | None, meta: dict, line: int) -> None:
-        """A :label: or :eqlabel: of the block that starts at cell.tokens[host]."""
-        kind, title, target_line = _labelled(cell, host, meta["role"])
-        self.section.labels.append(Label(meta["content"].strip(), kind, line, title, meta["role"],
-                                         target_line or line))
-
-    # -- fences -------------------------------------------------------------
-    def fence(self, start: int, info: str, body: list[str]) -> None:
-        self.flush_prose()
-        if info == "toc":
-            self.toc(start, body)
-        elif is_code_fence(info):
-            self.code(start, body)
-        else:
-            self.display(start, info, body)
-
-    def toc(self, start: int, body: list[str]) -> None:
-        numbered = any(text.strip() == ":numbered:" for text in body)
-        for offset, text in enumerate(body, start=start + 1):
-            entry = text.strip()
-            if entry and not entry.startswith(":"):
-                self.section.toc.append(TocEntry(entry, offset, numbered))
-
-    def display(self, start: int, info: str, body: list[str]) -> None:
-        if info == "eval_rst":
-            self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
-                         "is kept in the notebooks but not shown in the HTML",
-                         "write it in Markdown", warning=True)
-        # Displayed code stays within its prose tab block.
-        self.section.cells.append(Cell(CellKind.DISPLAY, "\n".join(body), start + 1,
-                                       self.prose_tabs, self.tab_block_line, fence=info))
-
-    def code(self, start: int, body: list[str]) -> None:
-        if self.tab_block_line is not None:
-            self.problem(start, f"code cell inside the :begin_tab: block opened at line "
-                         f"{self.tab_block_line}", "close the block with :end_tab: before the "
-                         "cell and mark the cell with %%tab instead")
-        self.code_cells_seen += 1
-        if any(DECLARATION.search(line) for line in body):
-            self.declaration(start, body)
-            return
-        marks = [i for i, text in enumerate(body) if TAB_MARK.match(text.strip())]
-        if not marks:
-            self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), start + 1,
-                                           (self.default_tab,)))
-            return
-        # Leading blank lines don't count; like d2lbook, a mark further down still
-        # applies (the first one), with a warning.
-        at = marks[0]
-        mark = TAB_MARK.match(body[at].strip())
-        tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
-        late = any(text.strip() for text in body[:at])
-        if late:
-            self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
-                         "line of the cell (it applies to the whole cell)",
-                         "move it to the cell's first line", warning=True)
-            body, first_line = body[:at] + [""] + body[at + 1:], start + 1   # keep line numbers
-        else:
-            body, first_line = body[at + 1:], tab_line + 1
-        for extra in marks[1:]:
-            self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
-                         "keep one %%tab (or #@tab) line, on the cell's first line")
-        self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
-
-    def declaration(self, start: int, body: list[str]) -> None:
-        """The cell `%load_ext d2lbook.tab` / `tab.interact_select([...])`."""
-        section = self.section
-        if self.code_cells_seen != 1 or section.declared_tabs is not None:
-            self.problem(start, "the tab declaration is not the section's first code cell",
-                         "move %load_ext d2lbook.tab / tab.interact_select(...) to the first "
-                         "code cell, once")
-            return
-        section.declaration_line = start
-        section.declared_tabs = ()
-        for number, text in enumerate(body, start=start + 1):
-            line = text.strip()
-            if not line or line.startswith("%load_ext d2lbook.tab"):
-                continue
-            if line.startswith("tab.interact_select("):
-                tabs = _literal_names(line[len("tab.interact_select("):-1])
-                if tabs is None or not line.endswith(")"):
-                    self.problem(number, f"cannot read the tab list in {line!r}",
-                                 "write tab.interact_select(['mxnet', 'pytorch', 'tensorflow'])")
-                else:
-                    section.declared_tabs = tabs
-                continue
-            libs, gpus = REQUIRED_LIBS.match(line), GPUS.match(line)
-            if libs:
-                names = _literal_names(libs.group(1))
-                if names is None:
-                    self.problem(number, f"cannot read {line!r}",
-                                 "write #required_libs(\"package==1.0\", ...)")
-                else:
-                    section.required_libs += names
-            elif gpus:
-                count = gpus.group(1).strip()
-                if not count.isdigit():
-                    self.problem(number, f"#gpus needs a whole number, got {count!r}",
-                                 "write #gpus(2)")
-                else:
-                    section.gpus = int(count)
-            elif not line.startswith("#"):
-                self.problem(number, "code in the tab declaration cell is never run",
-                             "move it to a cell of its own")
-
-    # -- whole file ---------------------------------------------------------
-    def run(self, text: str) -> None:
-        lines = text.split("\n")
-        index = 0
-        while index < len(lines):
-            raw = lines[index]
-            number = index + 1
-            opening = FENCE_OPEN.match(raw)
-            if not opening:
-                self.prose_line(number, raw)
-                index += 1
-                continue
-            marker, info = opening.group(1), opening.group(2).strip()
-            closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
-            end = index + 1
-            while end < len(lines) and not closing.match(lines[end]):
-                end += 1
-            if end == len(lines):
-                self.problem(number, f"code fence {marker} is never closed",
-                             f"add a line {marker} after the code")
-            self.fence(number, info, lines[index + 1:end])
-            index = end + 1
-        self.flush_prose()
-        if self.tab_block_line is not None:
-            self.problem(self.tab_block_line, ":begin_tab: is never closed (it runs to the end "
-                         "of the file)", "add :end_tab: after the tab's prose", warning=True)
-        if not text.strip():
-            self.problem(1, "empty section", "write its content or remove it and its TOC entry",
-                         warning=True)
-        elif not self.section.title:
-            self.problem(1, "the section has no '# Title' heading (its file name stands in)",
-                         "start it with '# Title'", warning=True)
-        if not self.section.title:
-            self.section.title = self.section.path.stem
-        self.section.tabs = self.section.declared_tabs if self.section.declared_tabs \
-            is not None else self.inferred_tabs()
-
-    def inferred_tabs(self) -> tuple[str, ...]:
-        """A section without tab declaration has the tabs its cells name (d2lbook's
-        ``get_tab_notebook``): the default tab if a cell is in it, every other tab that
-        a cell names explicitly; a section without code, every tab of the book."""
-        cells = self.section.cells
-        if not any(cell.kind is CellKind.CODE for cell in cells):
-            return self.book_tabs
-        named = {tab for cell in cells if cell.tab_line is not None for tab in cell.tabs}
-        has_default = any(cell.in_tab(self.default_tab) for cell in cells
-                          if cell.kind is CellKind.CODE or cell.tab_line is not None)
-        return tuple(tab for tab in self.book_tabs
-                     if (tab == self.default_tab and has_default) or
-                     (tab != self.default_tab and tab in named))
-
-
-def _literal_names(text: str) -> tuple[str, ...] | None:
-    """Read ``['a', 'b']`` or ``'a', 'b'`` as a tuple of strings, None if it isn't one."""
-    try:
-        value = ast.literal_eval(f"({text},)" if text.strip() else "()")
-    except (ValueError, SyntaxError):
-        return None
-    if len(value) == 1 and isinstance(value[0], (list, tuple)):
-        value = tuple(value[0])
-    return value if all(isinstance(v, str) for v in value) else None
-
-
-def _labelled(cell: Cell, host: int | None, role: str) -> tuple[str, str, int]:
-    """Kind, title and .md line of the block of cell.tokens[host] that a label names
-    (line 0 without a block)."""
-    if host is None:
-        return ("equation" if role == "eqlabel" else "other"), "", 0
-    tokens = cell.tokens
-    token, image = tokens[host], leading_image(tokens, host)
-    line = cell.line + token.map[0]
-    if role == "eqlabel" or token.type == "math_block":
-        return "equation", "", line
-    if token.type == "heading_open":
-        return "section", heading_title(tokens[host + 1]), line
-    if image is not None:
-        return "figure", image.content, line
-    return ("table" if token.type == "table_open" else "other"), "", line
+from ..core.model import Book, Chapter, Problem, Section, SourceError, TocEntry
+from .sections import SectionParser
 
 
 def parse_section(file: Path, source_root: Path, project_root: Path,
@@ -316,16 +22,38 @@ def parse_section(file: Path, source_root: Path, project_root: Path,
     relative = file.relative_to(source_root)
     source = file.relative_to(project_root).as_posix()
     section = Section(path=relative, display_path=source)
-    data = file.read_bytes()
+    text, problems = read_source(file.read_bytes(), source)
+    parser = SectionParser(section, book_tabs)
+    parser.run(text)
+    return section, problems + parser.problems
+
+
+def read_source(data: bytes, source: str) -> tuple[str, list[Problem]]:
+    """The text of a .md file as d2lbook reads it (universal newlines, no byte-order mark),
+    with what is wrong in its encoding.
+
+    A file that is not UTF-8 is still read (undecodable bytes replaced), so that its
+    labels exist and its fault is not reported again as broken references elsewhere."""
+    problems = []
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as err:
-        line = data[:err.start].count(b"\n") + 1
-        return section, [Problem(source, line, f"not valid UTF-8 (byte 0x{data[err.start]:02x})",
-                                 "save the file as UTF-8")]
-    parser = _SectionParser(section, book_tabs)
-    parser.run(text.replace("\r\n", "\n"))
-    return section, parser.problems
+        line = data[:err.start].replace(b"\r\n", b"\n").replace(b"\r", b"\n").count(b"\n") + 1
+        problems.append(Problem(source, line, f"not valid UTF-8 (byte 0x{data[err.start]:02x})",
+                                "save the file as UTF-8", file_fault=True))
+        text = data.decode("utf-8", errors="replace")
+    if text.startswith("\ufeff"):
+        text = text[1:]
+        problems.append(Problem(source, 1, "the file starts with a byte-order mark (U+FEFF)",
+                                "save it as UTF-8 without BOM", warning=True))
+    text = text.replace("\r\n", "\n")
+    if "\r" in text:
+        line = text[:text.index("\r")].count("\n") + 1
+        problems.append(Problem(source, line, "lines end with a lone CR (old Mac line endings); "
+                                "they are read as line breaks",
+                                "convert the file's line endings to LF (\\n)", warning=True))
+        text = text.replace("\r", "\n")
+    return text, problems
 
 
 def source_files(config: Config) -> set[Path]:

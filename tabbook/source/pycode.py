@@ -16,11 +16,10 @@ from dataclasses import dataclass, field
 # Cell magics whose body is Python; other cell magics (%%bash...) are opaque.
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 LINE_MAGIC = re.compile(r"^(\s*)((?:[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?[!%](.*)$")
-# d2lbook's save mark, found anywhere on a line; the code before it on that line is kept.
-SAVE_MARK = re.compile(r"#\s*@save\b")
 TAB_HEADER = re.compile(r"^(\s*)(if|elif)\b.*\btab\.selected\(.*:\s*(#.*)?$")
 ELSE_HEADER = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 IF_HEADER = re.compile(r"^(\s*)(if|elif)\b")
+LINE_MENTION = re.compile(r"\bline \d+\b")
 COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
 
 
@@ -30,16 +29,25 @@ class CodeIssue:
     index: int
     message: str
     fix: str
+    mentioned: tuple[int, ...] = ()
+    """The 0-based cell lines of the lines that `message` names, in order (Python's
+    ``detected at line 3`` counts from the compiled code's first line)."""
+
+    def located(self, first_line: int) -> str:
+        """The message, the lines it names given as .md lines (the cell's is `first_line`)."""
+        lines = iter(self.mentioned)
+        return LINE_MENTION.sub(lambda found: f"line {first_line + next(lines)}", self.message) \
+            if self.mentioned else self.message
 
 
-@dataclass(frozen=True)
-class Saved:
-    """One top-level statement of the code a ``#@save`` mark saves (for one tab)."""
-    kind: str          # import, function, class, method or statement
-    name: str          # the defined name ("" for imports and statements)
-    index: int         # 0-based line in the cell's source of the statement's first line
-    text: str          # the statement, save marks removed, comments above it included
-    target_class: str = ""   # for methods added with @d2l.add_to_class(d2l.X)
+def syntax_issue(error: SyntaxError, origins: list[int]) -> CodeIssue:
+    """A syntax error of compiled code whose line N comes from cell line origins[N - 1]."""
+    def origin(lineno: int) -> int:
+        return origins[min(max(lineno - 1, 0), len(origins) - 1)] if origins else 0
+    mentioned = tuple(origin(int(number)) for number in
+                      re.findall(r"\bline (\d+)\b", error.msg))
+    return CodeIssue(origin(error.lineno or 1), f"does not compile: {error.msg}",
+                     "fix the code", mentioned)
 
 
 @dataclass
@@ -120,6 +128,15 @@ class _Branch:
     body_end: int          # last line of the body, inclusive
     test: ast.AST | None   # None for `else`
 
+    def header_lines(self) -> range:
+        return range(self.header, self.header_end + 1)
+
+    def body_lines(self) -> range:
+        return range(self.header_end + 1, self.body_end + 1)
+
+    def lines(self) -> range:
+        return range(self.header, self.body_end + 1)
+
 
 @dataclass
 class Analysis:
@@ -155,38 +172,59 @@ class Analysis:
                        dedent: list[int], rewritten: dict[int, str]) -> None:
         lines = self.source_lines
         header_kept = False   # an `if` of a non-tab condition was kept before
-        done = False
-        for branch in chain:
-            header = range(branch.header, branch.header_end + 1)
-            body = range(branch.header_end + 1, branch.body_end + 1)
-            if done:
-                dropped.update(header, body)
-                continue
-            value = None if branch.test is None or not _is_tab_test(branch.test) \
-                else _evaluate(branch.test, tab)
-            if value is None and branch.test is not None:       # an ordinary condition
+        for number, branch in enumerate(chain):
+            value = _branch_value(branch, tab)
+            if value is None:       # an ordinary condition: kept, as an `if` if it is first
                 if not header_kept:
                     rewritten[branch.header] = re.sub(r"^(\s*)elif\b", r"\1if",
                                                       lines[branch.header])
                 header_kept = True
-                continue
-            if value is False:
-                dropped.update(header, body)
-                continue
-            # The branch applies to this tab (a true test, or an `else` reached).
-            if header_kept:
+            elif value is False:
+                dropped.update(branch.lines())
+            else:                   # the branch applies to this tab: the rest is dropped
+                self._keep_branch(branch, header_kept, dropped, dedent, rewritten)
+                for later in chain[number + 1:]:
+                    dropped.update(later.lines())
+                return
+
+    def _keep_branch(self, branch: _Branch, header_kept: bool, dropped: set[int],
+                     dedent: list[int], rewritten: dict[int, str]) -> None:
+        """The branch of a tab's code: after a kept ordinary `if`, it becomes its `else`;
+        otherwise its body replaces the whole chain, dedented."""
+        lines = self.source_lines
+        if header_kept:
+            if branch.test is not None:
                 indent = lines[branch.header][:_indent(lines[branch.header])]
-                if branch.test is not None:
-                    rewritten[branch.header_end] = f"{indent}else:"
-                    dropped.update(range(branch.header, branch.header_end))
-            else:
-                dropped.update(header)
-                body_lines = [i for i in body if lines[i].strip()]
-                if body_lines:
-                    shift = _indent(lines[body_lines[0]]) - _indent(lines[branch.header])
-                    for i in body:
-                        dedent[i] += shift
-            done = True
+                rewritten[branch.header_end] = f"{indent}else:"
+                dropped.update(range(branch.header, branch.header_end))
+            return
+        dropped.update(branch.header_lines())
+        body_lines = [i for i in branch.body_lines() if lines[i].strip()]
+        if body_lines:
+            shift = _indent(lines[body_lines[0]]) - _indent(lines[branch.header])
+            for i in branch.body_lines():
+                dedent[i] += shift
+
+
+def _branch_value(branch: _Branch, tab: str) -> bool | None:
+    """Whether a branch is `tab`'s: True for an `else`, None for an ordinary condition."""
+    if branch.test is None:
+        return True
+    return _evaluate(branch.test, tab) if _is_tab_test(branch.test) else None
+
+
+def _enclosing_tab_branch(lines: list[str], error_line: int) -> int | None:
+    """The header line of the innermost tab.selected branch (or else of a tab chain) that
+    holds `error_line`, if any."""
+    current = _indent(lines[error_line]) if lines[error_line].strip() else 10 ** 6
+    for header in range(error_line - 1, -1, -1):
+        line = lines[header]
+        if not line.strip() or _indent(line) >= current:
+            continue
+        current = _indent(line)
+        if TAB_HEADER.match(line) or (ELSE_HEADER.match(line) and _else_of_tab_chain(lines, header)):
+            return header
+    return None
 
 
 def _blank_broken_branch(lines: list[str], error_line: int) -> bool:
@@ -195,24 +233,15 @@ def _blank_broken_branch(lines: list[str], error_line: int) -> bool:
     The error then belongs only to the tabs that keep that branch: their
     resolved code still holds the original lines and fails to compile.
     """
-    if not 0 <= error_line < len(lines):
+    header = _enclosing_tab_branch(lines, error_line) if 0 <= error_line < len(lines) else None
+    if header is None:
         return False
-    current = _indent(lines[error_line]) if lines[error_line].strip() else 10 ** 6
-    for header in range(error_line - 1, -1, -1):
-        line = lines[header]
-        if not line.strip() or _indent(line) >= current:
-            continue
-        current = _indent(line)
-        if TAB_HEADER.match(line) or (ELSE_HEADER.match(line) and _else_of_tab_chain(lines, header)):
-            body = header + 1
-            end = body
-            while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > current):
-                end += 1
-            for i in range(body, end):
-                lines[i] = ""
-            lines[body] = " " * (current + 4) + "pass"
-            return True
-    return False
+    indent, body = _indent(lines[header]), header + 1
+    end = body
+    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > indent):
+        end += 1
+    lines[body:end] = [" " * (indent + 4) + "pass"] + [""] * (end - body - 1)
+    return True
 
 
 def _else_of_tab_chain(lines: list[str], else_line: int) -> bool:
@@ -229,9 +258,8 @@ def _parse_with_recovery(masked: list[str]) -> tuple[ast.Module | None, CodeIssu
         try:
             return ast.parse("\n".join(lines)), None
         except SyntaxError as err:
-            index = (err.lineno or 1) - 1
-            if not _blank_broken_branch(lines, index):
-                return None, CodeIssue(index, f"does not compile: {err.msg}", "fix the code")
+            if not _blank_broken_branch(lines, (err.lineno or 1) - 1):
+                return None, syntax_issue(err, list(range(len(lines))))
     return None, None
 
 
@@ -337,107 +365,18 @@ def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
 def compile_issue(resolved: Resolved) -> CodeIssue | None:
     """The first syntax error of the resolved code, at its line in the cell."""
     error = _compile_error(resolved.text)
-    if error is None:
-        return None
-    lineno, message = error
-    index = min(max(lineno - 1, 0), len(resolved.origins) - 1)
-    origin = resolved.origins[index] if resolved.origins else 0
-    return CodeIssue(origin, f"does not compile: {message}", "fix the code")
+    return None if error is None else syntax_issue(error, resolved.origins)
 
 
 @functools.lru_cache(maxsize=None)
-def _compile_error(text: str) -> tuple[int, str] | None:
-    """(line, message) of the syntax error of a cell's code, None if it compiles. Cached:
-    a cell without tab.selected is the same code in every tab."""
+def _compile_error(text: str) -> SyntaxError | None:
+    """The syntax error of a cell's code, None if it compiles. Cached: a cell without
+    tab.selected is the same code in every tab."""
     masked, is_python = mask_magics(text.split("\n"))
     if not is_python:
         return None
     try:
         compile("\n".join(masked), "<cell>", "exec", flags=COMPILE_FLAGS, dont_inherit=True)
     except SyntaxError as err:
-        return err.lineno or 1, err.msg
+        return err
     return None
-
-
-def _saved_lines(lines: list[str], mark: int) -> list[int]:
-    """The lines a save mark on line `mark` saves, by d2lbook's ``library._save_block`` rule:
-    the run of unindented lines after it, then the indented or empty lines after those."""
-    saved, j = [], mark + 1
-    while j < len(lines) and lines[j] and not lines[j].startswith(" "):
-        saved.append(j)
-        j += 1
-    while j < len(lines) and (not lines[j] or lines[j].startswith(" ")):
-        saved.append(j)
-        j += 1
-    while saved and not lines[saved[-1]].strip():
-        saved.pop()
-    return saved
-
-
-def _statement_kind(node: ast.stmt) -> tuple[str, str, str]:
-    """(kind, name, target class) of a saved top-level statement."""
-    if isinstance(node, (ast.Import, ast.ImportFrom)):
-        return "import", "", ""
-    if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        for decorator in node.decorator_list:
-            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func).endswith(
-                    "add_to_class") and decorator.args:
-                return "method", node.name, ast.unparse(decorator.args[0]).split(".")[-1]
-        return "function", node.name, ""
-    if isinstance(node, ast.ClassDef):
-        return "class", node.name, ""
-    return "statement", "", ""
-
-
-def saved_definitions(resolved: Resolved) -> tuple[list[Saved], list[CodeIssue]]:
-    """The statements that the ``#@save`` marks of resolved code save, and the marks that
-    would write broken code into the library (d2lbook writes it as is)."""
-    lines = resolved.lines
-    origin = resolved.origins
-    saved, issues = [], []
-    for mark, line in enumerate(lines):
-        found = SAVE_MARK.search(line)
-        if not found:
-            continue
-        head = line[:found.start()].rstrip()
-        indices = ([mark] if head else []) + _saved_lines(lines, mark)
-        text = [SAVE_MARK.sub("", lines[i]).rstrip() if i != mark else head for i in indices]
-        masked, _ = mask_magics(text)
-        if not indices or not "\n".join(text).strip():
-            issues.append(CodeIssue(origin[mark], "#@save saves nothing: no code follows it",
-                                    "put #@save at the end of a def/class line, or alone on "
-                                    "the line above the code to save"))
-            continue
-        if masked != text:
-            issues.append(CodeIssue(origin[mark], "#@save would save IPython magics or shell "
-                                    "commands into the library", "keep magics out of the "
-                                    "saved lines (end them with a blank line)"))
-            continue
-        try:
-            tree = ast.parse("\n".join(text))
-        except SyntaxError as err:
-            issues.append(CodeIssue(origin[mark], f"#@save saves code that does not compile on "
-                                    f"its own ({err.msg})", "put #@save on a top-level line: "
-                                    "the end of a def/class line, or alone above the code"))
-            continue
-        starts = [statement_start(node) for node in tree.body]
-        for number, node in enumerate(tree.body):
-            first = 0 if number == 0 else starts[number]
-            last = starts[number + 1] if number + 1 < len(starts) else len(text)
-            kind, name, target = _statement_kind(node)
-            body = "\n".join(text[first:last]).rstrip()
-            saved.append(Saved(kind, name, origin[indices[starts[number]]], body, target))
-    return saved, issues
-
-
-def unsaved_rest(resolved: Resolved) -> int | None:
-    """For a cell whose only save mark is ``#@save`` alone on its first line: the 0-based
-    source line of the first code line that d2lbook's rule leaves unsaved (after a blank
-    line), if any. Such a cell reads as "save this cell" but is only partly saved."""
-    lines = resolved.lines
-    marks = [i for i, line in enumerate(lines) if SAVE_MARK.search(line)]
-    if marks != [0] or lines[0][:SAVE_MARK.search(lines[0]).start()].strip():
-        return None
-    covered = set(_saved_lines(lines, 0)) | {0}
-    rest = [i for i in range(len(lines)) if i not in covered and lines[i].strip()]
-    return resolved.origins[rest[0]] if rest else None

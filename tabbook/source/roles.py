@@ -40,6 +40,8 @@ BLOCK_ROLE = re.compile(r":(?:(label|eqlabel|width|height|bibliography|begin_tab
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 CUSTOM_TEXT = re.compile(r"(.*?)\s*<([^>]+)>\s*", re.S)
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+# Inline tokens whose content is their source text (found in the inline token's content).
+WRITTEN_AS_IS = ("math_inline", "math_inline_double", "html_inline")
 
 
 def strip_slide_marks(text: str) -> str:
@@ -225,13 +227,30 @@ def plain_text(tokens: Sequence[Token]) -> str:
 
 def child_lines(inline: Token) -> Iterator[tuple[Token, int]]:
     """Each child of an inline token (images' alt text included) with its line, counted
-    from the first line of the inline token."""
+    from the first line of the inline token. Roles and images know where they are
+    written; math and inline HTML are found as written after the child before them."""
+    position = 0
     for child in inline.children or ():
         span = child.meta.get("span")
-        line = inline.content.count("\n", 0, span[0]) if span else 0
+        if span:
+            position = span[0]
+        elif child.type in WRITTEN_AS_IS and inline.content.find(child.content, position) >= 0:
+            position = inline.content.find(child.content, position)
+        line = inline.content.count("\n", 0, position)
         yield child, line
         for nested in child.children or ():
             yield nested, line
+
+
+def located_tokens(tokens: Sequence[Token], first_line: int) -> Iterator[tuple[Token, int]]:
+    """Every block token and every inline child of a prose cell with its .md line (the
+    cell's first line is `first_line`)."""
+    for token in tokens:
+        line = first_line + token.map[0] if token.map else first_line
+        yield token, line
+        if token.type == "inline":
+            for child, offset in child_lines(token):
+                yield child, line + offset
 
 
 def source_spans(tokens: Sequence[Token], text: str) -> Iterator[tuple[Token, int, int]]:
