@@ -120,6 +120,16 @@ def test_a_failing_cell_is_reported_at_its_md_line_and_keeps_the_last_good_resul
     assert "FAILED" in project("eval").stdout
 
 
+def test_a_magic_ipython_refuses_names_its_usage_error(project):
+    """IPython answers a misused magic with a UsageError and no traceback: the message
+    is that error, not a line of the cell's frame (``cell 1: ------------------``)."""
+    edit(project.root, section_text(torch_code="%%writefile\nx = 1"))
+    result = project("eval")
+    assert result.returncode == 1
+    assert f"{SECTION}:12 [pytorch] cell 1: UsageError: " in result.stderr, result.stderr
+    assert "filename" in result.stderr and "------" not in result.stderr, result.stderr
+
+
 def test_a_cell_past_the_timeout_is_one_located_message(project):
     config = project.root / "config.ini"
     config.write_text(config.read_text().replace("timeout = 20", "timeout = 2"))
