@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, copy_repository
+from tabbook.bootstrap import environments
 from tabbook.bootstrap.environments import ensure_env
 from tabbook.bootstrap.wheelhouse import download_command, platform_tags, write_wheelhouse
 from tabbook.core.layout import Layout
@@ -215,3 +216,18 @@ def test_an_environment_is_installed_from_the_wheelhouse_alone(tmp_path, wheels,
     (root / "requirements" / "tiny.txt").write_text("six==1.17.0\niniconfig\n")   # not there
     with pytest.raises(subprocess.CalledProcessError):
         ensure_env(root, "tiny")
+
+
+@pytest.mark.parametrize("damage", [b"\xff\xfe", b"[]", b"null", b'{"fingerprint": 3}', b"{"])
+def test_an_environment_stamp_that_cannot_be_read_means_install_again(tmp_path, damage):
+    (tmp_path / environments.STAMP).write_bytes(damage)
+    assert not environments._is_current(tmp_path, "abc")
+
+
+def test_an_environment_stamped_by_an_earlier_build_is_kept(tmp_path):
+    """The text stamp of earlier builds still counts (no reinstall after an upgrade), and
+    the JSON stamp is written beside it; another fingerprint does not match."""
+    (tmp_path / environments.LEGACY_STAMP).write_text("abc\n")
+    assert not environments._is_current(tmp_path, "other")
+    assert environments._is_current(tmp_path, "abc")
+    assert json.loads((tmp_path / environments.STAMP).read_text())["fingerprint"] == "abc"

@@ -18,11 +18,15 @@ import urllib.request
 import venv
 from pathlib import Path
 
+from .records import stamp_matches, write_stamp
+
 ENVS_DIR = ".envs"
 # The repository this build system lives in: its requirements/, .envs/ and d2l package
 # serve every book it builds (this one, or another with -C DIR).
 TOOL_ROOT = Path(__file__).resolve().parents[2]
-STAMP = "tabbook-requirements.sha256"
+STAMP = "tabbook-environment.json"
+LEGACY_STAMP = "tabbook-requirements.sha256"
+"""The text stamp of earlier builds: an environment it matches is not installed again."""
 # Set to use the running interpreter as is (a conda env made from environment.yml).
 USE_CURRENT_PYTHON = "TABBOOK_USE_CURRENT_PYTHON"
 # Set to a folder of wheels (`build.py wheelhouse`) on a machine without Internet: the
@@ -55,6 +59,19 @@ def _fingerprint(*files: Path) -> str:
     return digest.hexdigest()
 
 
+def _is_current(env: Path, fingerprint: str) -> bool:
+    """Whether the environment was installed from what `fingerprint` describes."""
+    if stamp_matches(env / STAMP, fingerprint):
+        return True
+    try:
+        legacy = (env / LEGACY_STAMP).read_text(encoding="utf-8").strip() == fingerprint
+    except (OSError, ValueError):
+        return False
+    if legacy:
+        write_stamp(env / STAMP, fingerprint)
+    return legacy
+
+
 def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     """Create or refresh ``.envs/<name>`` from ``requirements/<name>.txt``; return its python.
 
@@ -64,9 +81,8 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     """
     requirements = root / "requirements" / f"{name}.txt"
     env = root / ENVS_DIR / name
-    stamp = env / STAMP
     fingerprint = _fingerprint(requirements, *([root / "pyproject.toml"] if with_d2l else []))
-    if stamp.is_file() and stamp.read_text().strip() == fingerprint:
+    if _is_current(env, fingerprint):
         return env_python(env)
     started = time.monotonic()
     print(f"setting up the {name} environment in {env.relative_to(root)} "
@@ -77,7 +93,7 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     pip_install(python, "--progress-bar", "off", "-r", str(requirements))
     if with_d2l:
         pip_install(python, "--quiet", "--no-deps", "--editable", str(root))
-    stamp.write_text(fingerprint + "\n")
+    write_stamp(env / STAMP, fingerprint, requirements=requirements.name)
     print(f"{name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
     return env_python(env)
 
@@ -171,8 +187,8 @@ def run_in_tools_env(root: Path, argv: list[str]) -> None:
     if os.environ.get(USE_CURRENT_PYTHON):
         return
     env = (root / ENVS_DIR / "tools").resolve()
-    if Path(sys.prefix).resolve() == env and (env / STAMP).is_file() and \
-            (env / STAMP).read_text().strip() == _fingerprint(root / "requirements" / "tools.txt"):
+    if Path(sys.prefix).resolve() == env and \
+            _is_current(env, _fingerprint(root / "requirements" / "tools.txt")):
         return
     try:
         python = ensure_env(root, "tools")

@@ -66,16 +66,25 @@ def _described_error(cell, lines: list[int], error: Exception) -> tuple[str, int
     """The error's name and value, the .md line it happened at, the traceback's last lines."""
     outputs = [o for o in (cell or {}).get("outputs", []) if o.get("output_type") == "error"]
     if not outputs:
-        # No traceback in the cell (IPython's UsageError, for a magic it does not know,
-        # only writes to stderr): the error's own name and value, and what the cell wrote.
-        said = [strip_ansi(o.get("text", "")) for o in (cell or {}).get("outputs", [])
-                if o.get("name") == "stderr"]
-        reason = (f"{error.ename}: {error.evalue}" if getattr(error, "ename", "")
-                  else strip_ansi(str(error)).strip().split("\n")[-1])
-        return reason, lines[0], [t for s in said for t in s.split("\n") if t.strip()][-SHOWN_LINES:]
+        return _error_without_traceback(cell, error), lines[0], _stderr_lines(cell)
     traceback = strip_ansi("\n".join(outputs[-1].traceback)).strip().split("\n")
     return (f"{outputs[-1].ename}: {outputs[-1].evalue}", _traceback_line(traceback, lines),
             [text for text in traceback if text.strip()][-SHOWN_LINES:])
+
+
+def _error_without_traceback(cell, error: Exception) -> str:
+    """A cell error with no traceback in the cell (IPython's UsageError, for a magic it
+    refuses, only writes to stderr): the error's own name and value."""
+    if getattr(error, "ename", ""):
+        return f"{error.ename}: {error.evalue}"
+    return strip_ansi(str(error)).strip().split("\n")[-1]
+
+
+def _stderr_lines(cell) -> list[str]:
+    """The last lines the cell wrote to stderr."""
+    written = "".join(strip_ansi(o.get("text", "")) for o in (cell or {}).get("outputs", [])
+                      if o.get("name") == "stderr")
+    return [line for line in written.split("\n") if line.strip()][-SHOWN_LINES:]
 
 
 def _traceback_line(traceback: list[str], lines: list[int]) -> int:
