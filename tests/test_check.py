@@ -183,11 +183,6 @@ def test_malformed_source_is_reported_at_its_place(tmp_path, files, expected):
     assert problems_of(tmp_path) == expected
 
 
-def test_the_catalogue_is_large_and_distinct():
-    assert len(CATALOGUE) >= 20
-    assert len({name for name, _, _ in CATALOGUE}) == len(CATALOGUE)
-
-
 def test_all_problems_are_reported_in_one_run(tmp_path):
     write_book(tmp_path, {
         "chap/sec.md": md("# Titre", ":begin_tab:`jax`\nTexte.", "Voir :numref:`nowhere`."),

@@ -11,7 +11,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, write_book
+from conftest import DECLARE, REPO, build, write_book
 from tabbook.core.config import load_config
 from tabbook.execution.kernels import write_kernel_spec
 from tabbook.core.layout import Layout
@@ -20,7 +20,6 @@ from tabbook.output.launch import (OUT_MARKER, OutError, copy_tree, launch_links
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.notebooks.split import split_section
-from test_cli import build, repo_copy  # noqa: F401  (fixture)
 
 GPU_SECTION = DECLARE.replace("%load_ext", "#gpus(1)\n#required_libs('pandas==2.3.3')\n%load_ext") + """
 # Sur le GPU
@@ -220,6 +219,8 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
     return python
 
 
+@pytest.mark.kernels
+@pytest.mark.network
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
 def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
                                                                     monkeypatch):

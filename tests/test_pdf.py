@@ -19,9 +19,10 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book, write_executed
+from conftest import (DECLARE, REPO, build, copy_repository, md, site_pages, write_book,
+                      write_executed)
 from tabbook.core.config import load_config
-from tabbook.bootstrap.environments import ensure_env, ensure_test_tools
+from tabbook.bootstrap.environments import ensure_test_tools
 from tabbook.core.layout import Layout
 from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
@@ -29,7 +30,6 @@ from tabbook.source.parse import parse_book
 from tabbook.output.pdf import MARGINS, PdfError, french_date, write_pdfs
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
-from test_cli import build
 from test_html import parse_page
 
 PAGES = REPO / "_build" / "pdf-pages"
@@ -274,6 +274,7 @@ def small_pdf(tmp_path_factory) -> Pdf:
     return Pdf(results[0].path)
 
 
+@pytest.mark.browser
 def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert small_pdf.lines[0] == ["Un livre de test", "Édition PyTorch",
                                   "Version 1.0.0, 1er novembre 2026", "1"]
@@ -284,6 +285,7 @@ def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
     assert [child.title for child in section.children] == ["1.2.1 Une partie"]
 
 
+@pytest.mark.browser
 def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     text = "\n".join(small_pdf.texts)
     assert "import torch" in text and "sortie pytorch" in text
@@ -295,6 +297,7 @@ def test_only_the_tabs_code_prose_and_outputs(small_pdf):
     assert "Code PyTorch exécuté le 21/11/2026" in _plain(text)
 
 
+@pytest.mark.browser
 def test_references_are_french_links_to_the_right_page(small_pdf):
     contents = dict(small_pdf.contents())
     page = contents["1.1 Première section"]
@@ -313,6 +316,7 @@ def test_references_are_french_links_to_the_right_page(small_pdf):
             if "dest" in link} == {page}   # figure 1.1 and section 1.1
 
 
+@pytest.mark.browser
 def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
     assert small_pdf.characters_beyond(right_margin()) == []
     code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
@@ -341,12 +345,12 @@ def test_french_dates():
 
 # -- this repository's book, PyTorch -------------------------------------------------
 @pytest.fixture(scope="module")
-def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
+def book_pdf(tmp_path_factory, framework_pythons) -> tuple[Path, Pdf]:
     """`build.py pdf --tab pytorch`, then `build.py html --tab pytorch`, on a copy of the
     repository with its executed notebooks."""
     ensure_test_tools()
     root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
-    python = ("--python", f"pytorch={ensure_env(REPO, 'pytorch', with_d2l=True)}")
+    python = ("--python", f"pytorch={framework_pythons['pytorch']}")
     result = build(root, "pdf", "--tab", "pytorch", *python)
     assert result.returncode == 0, result.stdout + result.stderr
     path = root / "_build" / "pdf" / "gpu-dl-book-pytorch.pdf"
@@ -359,6 +363,7 @@ def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
     return root, Pdf(path)
 
 
+@pytest.mark.browser
 def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -377,6 +382,7 @@ def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
         assert pdf.footer(number) == str(number)
 
 
+@pytest.mark.browser
 def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -403,6 +409,7 @@ def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     assert pdf.characters_beyond(right_margin()) == []
 
 
+@pytest.mark.browser
 def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
     root, pdf = book_pdf
     book, _ = parse_book(load_config(root))
@@ -432,6 +439,7 @@ def test_the_pytorch_book_has_vector_figures_and_links(book_pdf):
         assert (PAGES / f"pytorch-{name}.png").stat().st_size > 10_000
 
 
+@pytest.mark.browser
 def test_the_html_book_offers_the_pdf(book_pdf):
     root, pdf = book_pdf
     site = root / "_build" / "html-pytorch"

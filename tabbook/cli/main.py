@@ -166,7 +166,9 @@ def make_parser() -> argparse.ArgumentParser:
     pdf.set_defaults(func=building(run_eval, run_pdf), only=None, gpu_only=False)
     for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf):
         _add_book(command, default=argparse.SUPPRESS)
-    test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
+    test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest; "
+                                            "--fast: only the tests that need no kernel, "
+                                            "browser or network)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     test.set_defaults(func=command_test)
     return parser
@@ -293,14 +295,19 @@ def book_folder(args: argparse.Namespace, root: Path) -> Path:
 
 
 def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
-    """The build system's own test suite (whatever book -C names)."""
+    """The build system's own test suite (whatever book -C names); with `--fast`, only
+    the tests that need no framework kernel, browser or network."""
     ensure_test_tools()
     root = TOOL_ROOT
+    pytest_args = [arg for arg in args.pytest_args if arg != "--fast"]
+    # --fast: the tests in none of the slow layers that pytest.ini declares.
+    layers = ["-m", "not kernels and not browser and not network"] \
+        if "--fast" in args.pytest_args else []
     # The whole suite unless some tests are named (`test tests/test_report.py`).
     named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
-                for arg in args.pytest_args)
+                for arg in pytest_args)
     return subprocess.call([sys.executable, "-m", "pytest",
-                            *([] if named else [str(root / "tests")]), *args.pytest_args],
+                            *([] if named else [str(root / "tests")]), *layers, *pytest_args],
                            cwd=root)
 
 
