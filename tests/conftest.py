@@ -226,8 +226,9 @@ def framework_pythons() -> dict[str, Path]:
 
 @pytest.fixture(scope="session")
 def built_repository(tmp_path_factory, framework_pythons) -> Path:
-    """A copy of this repository with its full site and a PyTorch-only site built (once
-    per test session: the HTML and typography tests read the same site)."""
+    """A copy of this repository with its full site and a PyTorch-only site built, once per
+    test session (its executed notebooks come from this checkout's _build, so only what
+    changed since runs). Tests read it; `built_copy` gives one to change."""
     root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
     pythons = [arg for tab, python in framework_pythons.items()
                for arg in ("--python", f"{tab}={python}")]
@@ -235,6 +236,16 @@ def built_repository(tmp_path_factory, framework_pythons) -> Path:
         result = build(root, "html", *extra, *pythons)
         assert result.returncode == 0, result.stdout + result.stderr
     return root
+
+
+@pytest.fixture(scope="session")
+def built_copy(built_repository, tmp_path_factory):
+    """Makes a copy of `built_repository` of one's own, for the tests that edit it or build
+    more in it: its executed notebooks, caches and sites come too, so nothing runs again."""
+    def make() -> Path:
+        return shutil.copytree(built_repository, tmp_path_factory.mktemp("built") / "book",
+                               symlinks=True)
+    return make
 
 
 def site_pages(site: Path) -> list[str]:

@@ -19,8 +19,7 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import (DECLARE, REPO, build, copy_repository, md, site_pages, write_book,
-                      write_executed)
+from conftest import DECLARE, REPO, build, md, site_pages, write_book, write_executed
 from tabbook.core.config import load_config
 from tabbook.bootstrap.environments import ensure_test_tools
 from tabbook.core.layout import Layout
@@ -345,11 +344,11 @@ def test_french_dates():
 
 # -- this repository's book, PyTorch -------------------------------------------------
 @pytest.fixture(scope="module")
-def book_pdf(tmp_path_factory, framework_pythons) -> tuple[Path, Pdf]:
+def book_pdf(built_copy, framework_pythons) -> tuple[Path, Pdf]:
     """`build.py pdf --tab pytorch`, then `build.py html --tab pytorch`, on a copy of the
-    repository with its executed notebooks."""
+    built repository."""
     ensure_test_tools()
-    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
+    root = built_copy()
     python = ("--python", f"pytorch={framework_pythons['pytorch']}")
     result = build(root, "pdf", "--tab", "pytorch", *python)
     assert result.returncode == 0, result.stdout + result.stderr

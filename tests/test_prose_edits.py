@@ -20,7 +20,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import build, copy_repository
+from conftest import build
 from tabbook.output.typography import french
 
 TABS = ("pytorch", "mxnet", "tensorflow")
@@ -114,9 +114,9 @@ def insert_prose(path: Path, marker: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def edited(tmp_path_factory, pythons):
+def edited(built_copy, pythons):
     """The book built, then rebuilt after prose insertions: (root, before, inserted, rebuild)."""
-    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
+    root = built_copy()
     first = build(root, "html", *pythons)
     assert first.returncode == 0, first.stdout + first.stderr
     before = snapshot(root)
