@@ -88,7 +88,6 @@ def copy_repository(target: Path, executed: bool = False) -> Path:
     return target
 
 
-
 @pytest.fixture
 def repo_copy(tmp_path) -> Path:
     """A copy of this repository's sources (nothing built)."""

@@ -222,13 +222,13 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
 @pytest.mark.kernels
 @pytest.mark.network
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
-def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
-                                                                    monkeypatch):
+def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, built_copy, tmp_path,
+                                                                    framework_pythons, monkeypatch):
     from nbclient import NotebookClient
 
-    root = repo_copy
+    root = built_copy()     # executed: launch runs nothing
     only = [arg for name in PLATFORM_SECTIONS for arg in ("--only", name)]
-    python = REPO / ".envs" / tab / "bin" / "python"
+    python = framework_pythons[tab]
     result = build(root, "launch", "--tab", tab, *only, "--python", f"{tab}={python}",
                    "--out", str(tmp_path / "published"))
     assert result.returncode == 0, result.stdout + result.stderr
