@@ -77,7 +77,7 @@ def test_cache_and_each_invalidation_rule(project):
     notebook = evaluated(root, "pytorch")
     outputs = [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs]
     assert outputs[0].text == "42\n"
-    provenance = notebook.metadata.tabbook.execution.provenance
+    provenance = notebook.metadata.tabbook.provenance
     assert provenance.devices == "CPU" and provenance.framework == "pytorch"
     assert provenance.framework_version.startswith(pinned_version("pytorch", "torch"))
     assert len(provenance.cell_seconds) == 1 and provenance.total_seconds > 0
@@ -88,7 +88,7 @@ def test_cache_and_each_invalidation_rule(project):
     notebook = evaluated(root, "pytorch")                   # ...yet the notebook has it
     assert "Un autre texte." in "".join(c.source for c in notebook.cells)
     assert [o for c in notebook.cells if c.cell_type == "code" for o in c.outputs] == outputs
-    assert notebook.metadata.tabbook.execution.provenance == provenance
+    assert notebook.metadata.tabbook.provenance == provenance
     edit(root, section_text(torch_code="x = 6 * 7\nprint(x + 1)"))
     again = project("eval")
     assert ran(again) == 1 and "done    chap/sec [pytorch]" in again.stdout
@@ -222,7 +222,7 @@ def test_provenance_records_the_devices_the_code_used(project):
                                      "net = nn.Linear(2, 1)\nnet(torch.ones(3, 2)).shape"))
     assert project("eval").returncode == 0
     notebook = evaluated(project.root, "pytorch")
-    use = notebook.metadata.tabbook.execution.provenance.device_use
+    use = notebook.metadata.tabbook.provenance.device_use
     assert use == {"gpu_memory_peak_mib": {}, "object_devices": ["cpu"]}
     # The probe cell that asked the kernel is not part of the saved notebook.
     assert "tabbook" not in notebook.cells[-1].source

@@ -63,7 +63,7 @@ def test_freeze_then_a_clean_build_executes_nothing(project):
     for tab, printed in (("pytorch", "42"), ("mxnet", "42")):
         notebook = read(frozen_path(root, tab))
         assert len(notebook.metadata.tabbook.frozen_key) == 64
-        assert notebook.metadata.tabbook.execution.provenance.devices == "CPU"
+        assert notebook.metadata.tabbook.provenance.devices == "CPU"
         assert any(printed in output.get("text", "") for cell in notebook.cells
                    for output in cell.get("outputs", []))
     assert not (root / "frozen" / "pytorch" / "index.ipynb").exists()   # prose only
@@ -76,7 +76,7 @@ def test_freeze_then_a_clean_build_executes_nothing(project):
     for tab in ("pytorch", "mxnet"):
         executed = read(root / "_build" / "eval" / tab / "chap" / "sec.ipynb")
         assert outputs(executed) == outputs(read(frozen_path(root, tab)))
-        assert executed.metadata.tabbook.execution.frozen == {
+        assert executed.metadata.tabbook.frozen == {
             "status": "used", "path": f"frozen/{tab}/chap/sec.ipynb"}
         assert rows(root)[("chap/sec", tab)]["status"] == "frozen"
         assert rows(root)[("chap/sec", tab)]["frozen"] == "used"
@@ -191,7 +191,7 @@ def test_two_shards_are_disjoint_complete_and_merge_through_frozen(project):
     cut = next(line for line in project("eval", "--shard", "1/2").stdout.split("\n")
                if line.startswith("eval: shard 1/2: "))
     loads = [float(seconds) for seconds in cut.split(": ")[-1].split(", ")]
-    recorded = sum(read(path).metadata.tabbook.execution.provenance.total_seconds
+    recorded = sum(read(path).metadata.tabbook.provenance.total_seconds
                    for path in (root / "frozen").rglob("*.ipynb"))
     assert abs(sum(loads) - recorded) <= 1 and min(loads) > 0
 
