@@ -1,13 +1,24 @@
-"""Shared helpers: small books written on the fly in a temporary folder."""
+"""Shared helpers and fixtures: small books written on the fly in a temporary folder, one
+built copy of this repository per session, the browser.
+
+The suite has layers (markers registered in pytest.ini): `kernels`, `browser`, `network`.
+`python3 build.py test --fast` runs what is in none of them. A test module marks its own
+tests (`pytestmark`, decorators); a test that uses a fixture of LAYERS_OF_FIXTURES below,
+directly or through another fixture, is marked by that fixture's layer here.
+"""
 from __future__ import annotations
 
 import ast
+import os
 import shutil
+import subprocess
+import sys
 import textwrap
 from pathlib import Path
 
 import pytest
 
+from tabbook.bootstrap.environments import CHROMIUM, CHROMIUM_ARGS, ensure_env, ensure_test_tools
 from tabbook.source.check import check_book
 from tabbook.core.config import load_config
 from tabbook.core.model import Cell, CellKind
@@ -17,9 +28,23 @@ REPO = Path(__file__).resolve().parents[1]
 SHARED = REPO.parent / "shared"
 # A real book built by its authors with d2lbook (read-only: copy it before building it).
 CORPUS = SHARED / "corpus" / "d2l-zh"
+# The d2lbook original of the GPU section.
+SEED = SHARED / "seeds" / "003_1ebbe50d8f209f39.txt"
 # What a copy of the repository needs to build the book.
 PARTS = ["build.py", "config.ini", "pyproject.toml", "tabbook", "chapters", "img", "d2l",
          "frozen", "requirements"]
+
+
+def shared_path(path: Path) -> Path:
+    """`path`, a file or folder of ../shared (SHARED: the d2lbook corpus, the seeds). Where
+    ../shared is not beside the repository the test is skipped; in CI (`CI` set), which has
+    it, that is a failure."""
+    if not path.exists():
+        reason = f"{path} is absent: this test needs ../shared beside the repository"
+        if os.environ.get("CI"):
+            pytest.fail(f"{reason} (CI has it: fetch it beside the clone)")
+        pytest.skip(reason)
+    return path
 
 
 def requirements(name: str) -> list[str]:
@@ -61,6 +86,20 @@ def copy_repository(target: Path, executed: bool = False) -> Path:
         else:
             shutil.copy(source, target / part)
     return target
+
+
+@pytest.fixture
+def repo_copy(tmp_path) -> Path:
+    """A copy of this repository's sources (nothing built)."""
+    return copy_repository(tmp_path)
+
+
+def build(root: Path, *args: str) -> subprocess.CompletedProcess:
+    """`build.py *args` run in `root` as a user runs it (with the tools' interpreter)."""
+    env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
+    return subprocess.run([sys.executable, str(root / "build.py"), *args], cwd=root, env=env,
+                          capture_output=True, text=True, timeout=1800)
+
 
 def with_build_system(root: Path) -> Path:
     """Put this repository's build system beside a book in `root`, with a one-line
@@ -178,25 +217,110 @@ FRAMEWORK_TABS = ("pytorch", "mxnet", "tensorflow")
 
 
 @pytest.fixture(scope="session")
-def built_repository(tmp_path_factory) -> Path:
-    """A copy of this repository with its full site and a PyTorch-only site built (once
-    per test session: the HTML and typography tests read the same site)."""
-    from tabbook.bootstrap.environments import ensure_env
-    from test_cli import build
+def framework_pythons() -> dict[str, Path]:
+    """Tab -> the interpreter of this checkout's environment for it, with its d2l (each
+    created on first use, as the build does)."""
+    return {tab: ensure_env(REPO, tab, with_d2l=True) for tab in FRAMEWORK_TABS}
 
+
+@pytest.fixture(scope="session")
+def built_repository(tmp_path_factory, framework_pythons) -> Path:
+    """A copy of this repository with its full site and a PyTorch-only site built, once per
+    test session (its executed notebooks come from this checkout's _build, so only what
+    changed since runs). Tests read it; `built_copy` gives one to change."""
     root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
-    pythons = [arg for tab in FRAMEWORK_TABS
-               for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
+    pythons = [arg for tab, python in framework_pythons.items()
+               for arg in ("--python", f"{tab}={python}")]
     for extra in ([], ["--tab", "pytorch", "--out", str(root / "public")]):
         result = build(root, "html", *extra, *pythons)
         assert result.returncode == 0, result.stdout + result.stderr
     return root
 
 
+@pytest.fixture(scope="session")
+def built_copy(built_repository, tmp_path_factory):
+    """Makes a copy of `built_repository` of one's own, for the tests that edit it or build
+    more in it: its executed notebooks, caches and sites come too, so nothing runs again."""
+    def make() -> Path:
+        return shutil.copytree(built_repository, tmp_path_factory.mktemp("built") / "book",
+                               symlinks=True)
+    return make
+
+
 def site_pages(site: Path) -> list[str]:
     """The HTML pages of a built site (Pagefind's own files left out), relative to it."""
     return sorted(p.relative_to(site).as_posix() for p in site.rglob("*.html")
                   if not p.relative_to(site).as_posix().startswith("pagefind/"))
+
+
+# -- the browser -------------------------------------------------------------------
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, driven by Playwright (one browser for the session)."""
+    from playwright.sync_api import sync_playwright
+
+    ensure_test_tools()
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
+                                             args=list(CHROMIUM_ARGS))
+        yield browser
+        browser.close()
+
+
+class Visitor:
+    """A browser page that records console errors and refuses non-local requests."""
+
+    def __init__(self, browser, **options):
+        self.context = browser.new_context(**options)
+        self.errors: list[str] = []
+        self.outside: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.page.on("response", lambda r: r.status >= 400 and self.errors.append(
+            f"HTTP {r.status} {r.url}"))
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(("http://127.0.0.1:", "file://", "data:", "blob:")):
+            route.continue_()
+        else:
+            self.outside.append(url)
+            route.abort()
+
+    def visible_panels(self) -> list[str]:
+        return self.page.eval_on_selector_all(
+            ".tab-panel", "els => els.filter(e => e.offsetParent !== null)"
+                          ".map(e => e.dataset.tab)")
+
+    def close(self):
+        self.context.close()
+
+
+@pytest.fixture
+def visitor(chromium):
+    """Makes Visitors (`visitor(viewport=...)`), closed after the test."""
+    visitors = []
+
+    def make(**options) -> Visitor:
+        visitors.append(Visitor(chromium, **options))
+        return visitors[-1]
+    yield make
+    for made in visitors:
+        made.close()
+
+
+# -- layers --------------------------------------------------------------------------
+LAYERS_OF_FIXTURES = {"framework_pythons": "kernels", "chromium": "browser"}
+"""A test that uses one of these fixtures, even through another, is in that layer."""
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    for item in items:
+        for fixture, layer in LAYERS_OF_FIXTURES.items():
+            if fixture in getattr(item, "fixturenames", ()):
+                item.add_marker(layer)
 
 
 @pytest.fixture

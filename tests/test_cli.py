@@ -2,29 +2,14 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
-import pytest
 
-from conftest import REPO, copy_repository
+from conftest import REPO, build
 from tabbook.cli.main import parse_command_line
-
-
-@pytest.fixture
-def repo_copy(tmp_path) -> Path:
-    return copy_repository(tmp_path)
-
-
-def build(root: Path, *args: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
-    return subprocess.run([sys.executable, str(root / "build.py"), *args], cwd=root, env=env,
-                          capture_output=True, text=True, timeout=1800)
 
 
 def notebooks(root: Path) -> list[str]:

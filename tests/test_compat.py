@@ -11,9 +11,8 @@ import shutil
 import nbformat
 import pytest
 
-from conftest import CORPUS, REPO, library_definitions, md
+from conftest import CORPUS, REPO, build, library_definitions, md, shared_path
 from tabbook.notebooks.library import custom_header
-from test_cli import build
 
 CONFIG = """\
 [project]
@@ -228,6 +227,7 @@ def test_a_d2lbook_book_library_is_what_d2lbook_saves(tmp_path):
     assert "lib: 0 files changed" in again.stdout
 
 
+@pytest.mark.kernels
 def test_a_d2lbook_book_executes_and_renders(tmp_path):
     """PyTorch for real: the notebook imports the book's own d2l, the page shows the
     setext title, the citation and the bibliography, and leaves eval_rst out."""
@@ -257,10 +257,7 @@ def test_a_d2lbook_book_executes_and_renders(tmp_path):
 
 @pytest.fixture
 def corpus(tmp_path):
-    if not CORPUS.is_dir():
-        pytest.skip(f"the d2lbook corpus is not here ({CORPUS}): these tests need ../shared "
-                    "beside the repository, as CI has it")
-    return shutil.copytree(CORPUS, tmp_path / "d2l-zh")
+    return shutil.copytree(shared_path(CORPUS), tmp_path / "d2l-zh")
 
 
 def test_the_corpus_checks_splits_and_saves_its_library(corpus):

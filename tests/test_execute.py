@@ -13,16 +13,15 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, REPO, md, pinned_version, with_build_system, write_book
-from tabbook.bootstrap.environments import ensure_env
+from conftest import CONFIG, md, pinned_version, with_build_system, write_book
 
 SECTION = "chapters/chap/sec.md"
 
 
 @pytest.fixture(scope="module")
-def pythons():
+def pythons(framework_pythons):
     """The managed PyTorch and MXNet interpreters (created on first use)."""
-    return {tab: ensure_env(REPO, tab, with_d2l=True) for tab in ("pytorch", "mxnet")}
+    return {tab: framework_pythons[tab] for tab in ("pytorch", "mxnet")}
 
 
 def section_text(torch_code: str = "x = 6 * 7\nprint(x)", prose: str = "Du texte.") -> str:
@@ -113,11 +112,13 @@ def test_a_failing_cell_is_reported_at_its_md_line_and_keeps_the_last_good_resul
     assert f"{SECTION}:{line} [pytorch] cell 1: ZeroDivisionError: division by zero" in \
         result.stderr
     assert "\x1b[" not in result.stdout + result.stderr
-    assert re.search(r"^chap/sec +FAILED", result.stdout, re.MULTILINE), result.stdout
+    # The summary table's row: PyTorch failed, MXNet's unchanged code kept its result.
+    failed_row = re.compile(r"^chap/sec +FAILED +cached$", re.M)
+    assert failed_row.search(result.stdout), result.stdout
     assert (root / "_build/eval/pytorch/chap/sec.ipynb").read_bytes() == before
     assert json.loads((root / "_build/cache/mxnet/chap/sec.json").read_text())["key"]
     assert ran(project("eval")) == 0    # the failure cached nothing... and is retried:
-    assert "FAILED" in project("eval").stdout
+    assert failed_row.search(project("eval").stdout)
 
 
 def test_a_magic_ipython_refuses_names_its_usage_error(project):

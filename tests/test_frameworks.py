@@ -16,7 +16,6 @@ import pytest
 
 from conftest import REPO
 from tabbook.core.config import load_config
-from tabbook.bootstrap.environments import ensure_env
 from tabbook.source.parse import parse_book
 from tabbook.notebooks.split import split_section
 
@@ -34,9 +33,9 @@ QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
 
 
 @pytest.fixture(scope="module", params=list(MODULES))
-def framework(request):
+def framework(request, framework_pythons):
     tab = request.param
-    return tab, ensure_env(REPO, tab, with_d2l=True)
+    return tab, framework_pythons[tab]
 
 
 def run(python, code: str, cwd, extra_env=None) -> subprocess.CompletedProcess:
@@ -81,6 +80,7 @@ def test_the_foundations_section_runs_top_to_bottom(framework, tmp_path):
     assert abs(error_b) < 0.05
 
 
+@pytest.mark.network
 def test_pip_install_gives_the_package_with_light_dependencies(framework, tmp_path):
     tab, python = framework
     wheels = tmp_path / "wheels"

@@ -23,7 +23,7 @@ from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_bo
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
 from tabbook.core.config import load_config
-from tabbook.bootstrap.environments import CHROMIUM, CHROMIUM_ARGS, ensure_axe_core, ensure_test_tools
+from tabbook.bootstrap.environments import ensure_axe_core
 from tabbook.core.layout import Layout
 from tabbook.output import render
 from tabbook.output.launch import launch_links
@@ -56,61 +56,6 @@ def server(book):
     thread.start()
     yield f"http://127.0.0.1:{httpd.server_address[1]}"
     httpd.shutdown()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    from playwright.sync_api import sync_playwright
-
-    ensure_test_tools()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=str(CHROMIUM),
-                                             args=list(CHROMIUM_ARGS))
-        yield browser
-        browser.close()
-
-
-class Visitor:
-    """A browser page that records console errors and refuses non-local requests."""
-
-    def __init__(self, browser, **options):
-        self.context = browser.new_context(**options)
-        self.errors: list[str] = []
-        self.outside: list[str] = []
-        self.context.route("**/*", self._route)
-        self.page = self.context.new_page()
-        self.page.on("console", lambda m: m.type == "error" and self.errors.append(m.text))
-        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
-        self.page.on("response", lambda r: r.status >= 400 and self.errors.append(
-            f"HTTP {r.status} {r.url}"))
-
-    def _route(self, route):
-        url = route.request.url
-        if url.startswith(("http://127.0.0.1:", "file://", "data:", "blob:")):
-            route.continue_()
-        else:
-            self.outside.append(url)
-            route.abort()
-
-    def visible_panels(self) -> list[str]:
-        return self.page.eval_on_selector_all(
-            ".tab-panel", "els => els.filter(e => e.offsetParent !== null)"
-                          ".map(e => e.dataset.tab)")
-
-    def close(self):
-        self.context.close()
-
-
-@pytest.fixture
-def visitor(chromium):
-    visitors = []
-
-    def make(**options) -> Visitor:
-        visitors.append(Visitor(chromium, **options))
-        return visitors[-1]
-    yield make
-    for made in visitors:
-        made.close()
 
 
 # -- the site as files -----------------------------------------------------------
@@ -500,6 +445,7 @@ def axe_violations(page) -> list[str]:
             for node in violation["nodes"]]
 
 
+@pytest.mark.network
 @pytest.mark.parametrize("scheme", ["light", "dark"])
 @pytest.mark.browser
 @pytest.mark.kernels

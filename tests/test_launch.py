@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, write_book
+from conftest import DECLARE, REPO, build, write_book
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
@@ -26,7 +26,6 @@ from tabbook.output.launch import (OUT_MARKER, OutError, copy_tree, launch_links
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.notebooks.split import split_section
-from test_cli import build, repo_copy  # noqa: F401  (fixture)
 
 GPU_SECTION = DECLARE.replace("%load_ext", "#gpus(1)\n#required_libs('pandas==2.3.3')\n%load_ext") + """
 # Sur le GPU
@@ -353,13 +352,13 @@ def fresh_platform_venv(tab: str, where: Path) -> Path:
 @pytest.mark.kernels
 @pytest.mark.network
 @pytest.mark.parametrize("tab", ["pytorch", "mxnet", "tensorflow"])
-def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, repo_copy, tmp_path,
-                                                                    monkeypatch):
+def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, built_copy, tmp_path,
+                                                                    framework_pythons, monkeypatch):
     from nbclient import NotebookClient
 
-    root = repo_copy
+    root = built_copy()     # executed: launch runs nothing
     only = [arg for name in PLATFORM_SECTIONS for arg in ("--only", name)]
-    python = REPO / ".envs" / tab / "bin" / "python"
+    python = framework_pythons[tab]
     result = build(root, "launch", "--tab", tab, *only, "--python", f"{tab}={python}",
                    "--out", str(tmp_path / "published"))
     assert result.returncode == 0, result.stdout + result.stderr

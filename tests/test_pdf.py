@@ -20,9 +20,9 @@ import pypdfium2
 import pytest
 from pypdf import PdfReader
 
-from conftest import DECLARE, REPO, copy_repository, md, site_pages, write_book, write_executed
+from conftest import DECLARE, REPO, build, md, site_pages, write_book, write_executed
 from tabbook.core.config import load_config
-from tabbook.bootstrap.environments import ensure_env, ensure_test_tools
+from tabbook.bootstrap.environments import ensure_test_tools
 from tabbook.core.layout import Layout
 from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
@@ -31,7 +31,6 @@ from tabbook.output import pdf
 from tabbook.output.pdf import MARGINS, PdfError, Printed, french_date, write_pdfs
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
-from test_cli import build
 from test_html import parse_page
 
 PAGES = REPO / "_build" / "pdf-pages"
@@ -405,12 +404,12 @@ def test_a_moved_book_keeps_its_pdf(printed_book, monkeypatch, tmp_path):
 
 # -- this repository's book, PyTorch -------------------------------------------------
 @pytest.fixture(scope="module")
-def book_pdf(tmp_path_factory) -> tuple[Path, Pdf]:
+def book_pdf(built_copy, framework_pythons) -> tuple[Path, Pdf]:
     """`build.py pdf --tab pytorch`, then `build.py html --tab pytorch`, on a copy of the
-    repository with its executed notebooks."""
+    built repository."""
     ensure_test_tools()
-    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
-    python = ("--python", f"pytorch={ensure_env(REPO, 'pytorch', with_d2l=True)}")
+    root = built_copy()
+    python = ("--python", f"pytorch={framework_pythons['pytorch']}")
     result = build(root, "pdf", "--tab", "pytorch", *python)
     assert result.returncode == 0, result.stdout + result.stderr
     path = root / "_build" / "pdf" / "gpu-dl-book-pytorch.pdf"

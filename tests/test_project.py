@@ -5,13 +5,15 @@ import itertools
 import os
 import re
 import shlex
+import shutil
 import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
-from conftest import REPO, requirements
+from conftest import REPO, requirements, shared_path
 from tabbook.cli.main import make_parser
 from tabbook.core.config import load_config
 
@@ -28,16 +30,36 @@ def test_readme_starts_with_the_build_and_test_commands():
     assert readme_commands() == ["python3 build.py", "python3 build.py test"]
 
 
-def test_ci_runs_the_readme_commands():
-    script = REPO / ".ci" / "run"
-    assert script.stat().st_mode & 0o111, ".ci/run must be executable"
-    text = script.read_text()
-    assert "README.md" in text
-    # The script's own extraction gives the README's commands.
-    extracted = subprocess.run(
-        ["bash", "-c", "awk '/^```/ { fences++; next } fences == 1' README.md"],
-        cwd=REPO, capture_output=True, text=True, check=True).stdout.strip().split("\n")
-    assert [line.split("#")[0].strip() for line in extracted] == readme_commands()
+def run_ci(tmp_path: Path, *commands: str) -> subprocess.CompletedProcess:
+    """The real .ci/run, in a copy of the repository whose README.md opens with `commands`."""
+    (tmp_path / ".ci").mkdir()
+    shutil.copy2(REPO / ".ci" / "run", tmp_path / ".ci" / "run")
+    (tmp_path / "README.md").write_text("```bash\n" + "\n".join(commands) + "\n```\n\n# Livre\n",
+                                        encoding="utf-8")
+    return subprocess.run([str(tmp_path / ".ci" / "run")], cwd=tmp_path / ".ci",
+                          capture_output=True, text=True, timeout=60)
+
+
+def test_ci_runs_the_readme_commands_in_order(tmp_path):
+    result = run_ci(tmp_path, "echo build >> ran   # builds", "echo test >> ran  # tests")
+    assert result.returncode == 0, result.stderr
+    assert (tmp_path / "ran").read_text() == "build\ntest\n"    # from the root, in order
+    assert result.stdout.split("\n")[0].rstrip() == "+ echo build >> ran"
+
+
+def test_ci_stops_at_a_failing_command(tmp_path):
+    result = run_ci(tmp_path, "echo build >> ran; false", "echo test >> ran")
+    assert result.returncode != 0
+    assert (tmp_path / "ran").read_text() == "build\n"
+
+
+@pytest.mark.parametrize("commands", [["echo build >> ran"],
+                                      ["echo a >> ran", "echo b >> ran", "echo c >> ran"]])
+def test_ci_refuses_a_readme_without_exactly_two_commands(tmp_path, commands):
+    result = run_ci(tmp_path, *commands)
+    assert result.returncode == 1
+    assert "README.md must start with a code block of exactly two commands" in result.stderr
+    assert not (tmp_path / "ran").exists()
 
 
 FRAMEWORKS = ("pytorch", "mxnet", "tensorflow")
@@ -82,8 +104,11 @@ def test_environment_yml_matches_the_tools_requirements():
 
 
 def test_build_outputs_and_environments_are_ignored():
-    ignored = (REPO / ".gitignore").read_text().split("\n")
-    assert "/_build" in ignored and "/.envs" in ignored   # folders or links (worktrees)
+    # As folders or as links to shared ones (worktrees share one set of environments).
+    paths = ["_build", ".envs"]
+    result = subprocess.run(["git", "check-ignore", "--no-index", *paths], cwd=REPO,
+                            capture_output=True, text=True)
+    assert result.stdout.split() == paths, result.stderr
 
 
 def test_workflows_are_valid_yaml_and_run_the_ci_entry():
@@ -168,3 +193,35 @@ def test_the_gpu_workflow_freezes_the_gpu_sections_in_shards_and_proposes_them()
     assert "report.md" in script
     result = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
+
+
+def test_a_missing_shared_folder_skips_locally_and_fails_in_ci(tmp_path, monkeypatch):
+    absent = tmp_path / "shared" / "corpus"
+    monkeypatch.delenv("CI", raising=False)
+    with pytest.raises(pytest.skip.Exception, match="needs ../shared"):
+        shared_path(absent)
+    monkeypatch.setenv("CI", "true")     # what GitHub's runners set
+    with pytest.raises(pytest.fail.Exception, match="CI has it"):
+        shared_path(absent)
+    assert shared_path(tmp_path) == tmp_path
+
+
+def test_the_fast_suite_leaves_out_kernels_browser_and_network():
+    result = subprocess.run([sys.executable, str(REPO / "build.py"), "test", "--fast",
+                             "--collect-only", "-q"], cwd=REPO, capture_output=True, text=True,
+                            env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"), timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    collected = set(re.findall(r"^tests/(\S+)$", result.stdout, re.M))
+    # Marked in their modules, or through the shared fixtures they use (conftest.py).
+    for slow in ("test_compat.py::test_a_d2lbook_book_executes_and_renders",     # kernels
+                 "test_execute.py::test_cache_and_each_invalidation_rule",      # framework_pythons
+                 "test_typography.py::test_every_page_of_the_book_has_french_spacing",
+                 "test_html.py::test_a_section_without_the_chosen_framework_says_so",  # chromium
+                 "test_pdf.py::test_only_the_tabs_code_prose_and_outputs",      # browser
+                 "test_launch.py::test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv"
+                 "[pytorch]"):                                                   # network
+        assert slow not in collected
+    for fast in ("test_execute.py::test_kernels_side_by_side_share_the_cores",
+                 "test_html.py::test_names_and_titles_are_escaped_and_the_author_is_in_the_head",
+                 "test_pdf.py::test_no_chromium_is_a_clear_error"):
+        assert fast in collected

@@ -20,20 +20,17 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import REPO, copy_repository
-from tabbook.bootstrap.environments import ensure_env
+from conftest import build
 from tabbook.output.typography import french
-from test_cli import build
 
 TABS = ("pytorch", "mxnet", "tensorflow")
 SECTIONS = ("chapter_gpu/use-gpu", "chapter_gpu/measure", "chapter_foundations/training-api")
 
 
 @pytest.fixture(scope="module")
-def pythons() -> list[str]:
+def pythons(framework_pythons) -> list[str]:
     """--python options for this checkout's framework environments."""
-    return [arg for tab in TABS
-            for arg in ("--python", f"{tab}={ensure_env(REPO, tab, with_d2l=True)}")]
+    return [arg for tab in TABS for arg in ("--python", f"{tab}={framework_pythons[tab]}")]
 
 
 class Outputs(HTMLParser):
@@ -117,9 +114,9 @@ def insert_prose(path: Path, marker: str) -> list[str]:
 
 
 @pytest.fixture(scope="module")
-def edited(tmp_path_factory, pythons):
+def edited(built_copy, pythons):
     """The book built, then rebuilt after prose insertions: (root, before, inserted, rebuild)."""
-    root = copy_repository(tmp_path_factory.mktemp("book"), executed=True)
+    root = built_copy()
     first = build(root, "html", *pythons)
     assert first.returncode == 0, first.stdout + first.stderr
     before = snapshot(root)

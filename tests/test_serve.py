@@ -18,11 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONFIG, REPO, md, with_build_system, write_book
-from tabbook.bootstrap.environments import ensure_env
+from conftest import CONFIG, Visitor, md, with_build_system, write_book
 from tabbook.output.serve import Preview, _Server
 from test_execute import alive, kernels_of
-from test_html import Visitor, chromium, visitor  # noqa: F401 (fixtures)
 
 SECTION = "chapters/chap/sec.md"
 FILLER = "\n\n".join(f"Paragraphe de remplissage numéro {n}, pour que la page défile."
@@ -50,9 +48,9 @@ TABS = ("pytorch", "mxnet")
 
 
 @pytest.fixture(scope="module")
-def pythons() -> list[str]:
+def pythons(framework_pythons) -> list[str]:
     """--python options for the managed interpreters (created on first use)."""
-    return [f"--python={tab}={ensure_env(REPO, tab, with_d2l=True)}" for tab in TABS]
+    return [f"--python={tab}={framework_pythons[tab]}" for tab in TABS]
 
 
 def make_project(root: Path) -> Path:

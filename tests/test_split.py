@@ -6,7 +6,7 @@ import ast
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, SHARED, md
+from conftest import DECLARE, REPO, SEED, md, shared_path
 from tabbook.core.config import load_config
 from tabbook.source.parse import parse_book, parse_section
 from tabbook.source.pycode import analyse
@@ -266,14 +266,9 @@ def test_a_section_lacking_a_tab_gets_no_notebook_for_it(tmp_path):
 
 # -- the d2lbook original of the GPU section ------------------------------------
 
-SEED = SHARED / "seeds" / "003_1ebbe50d8f209f39.txt"
-
-
 @pytest.fixture
 def seed_notebooks(tmp_path):
-    if not SEED.is_file():
-        pytest.skip(f"the seed {SEED} is absent: ../shared is not beside the repository")
-    section = section_from(tmp_path, SEED.read_text(encoding="utf-8"), "use-gpu.md")
+    section = section_from(tmp_path, shared_path(SEED).read_text(encoding="utf-8"), "use-gpu.md")
     assert section.declared_tabs == ("mxnet", "pytorch", "tensorflow")
     return {tab: split_section(section, tab) for tab in TABS}
 

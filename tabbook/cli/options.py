@@ -114,7 +114,9 @@ def make_parser() -> argparse.ArgumentParser:
     pdf.set_defaults(only=None, gpu_only=False)
     for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf):
         _add_book(command, default=argparse.SUPPRESS)
-    test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest)")
+    test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest; "
+                                            "--fast: only the tests that need no kernel, "
+                                            "browser or network)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
 
