@@ -354,3 +354,15 @@ def library_definitions(text: str) -> dict[str, str]:
             continue
         found[name] = ast.dump(_without_docstrings(node))
     return found
+
+
+def raising_on_call(number: int, error: BaseException, function):
+    """`function`, except that its call `number` (counted from 0) raises `error`: a stage
+    stopped half-way (Ctrl-C, a full disk) at a known point."""
+    calls = iter(range(number + 1))
+
+    def stand_in(*args, **kwargs):
+        if next(calls, None) == number:
+            raise error
+        return function(*args, **kwargs)
+    return stand_in

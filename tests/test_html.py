@@ -19,7 +19,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, FRAMEWORK_TABS, REPO, site_pages, write_book, write_executed
+from conftest import (CONFIG, DECLARE, FRAMEWORK_TABS, REPO, raising_on_call, site_pages,
+                      write_book, write_executed)
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
 from tabbook.core.config import load_config
@@ -537,15 +538,8 @@ def edit_section(root: Path) -> None:
 
 def interrupted_render(root: Path, error: BaseException, capsys) -> tuple[int, str]:
     """Report a render of `root` whose second page raises `error`; the status and stderr."""
-    pages = iter(range(100))
-
-    def page(*args):
-        if next(pages) == 1:
-            raise error
-        return render_page(*args)
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(render, "render_page", page)
+        patch.setattr(render, "render_page", raising_on_call(1, error, render_page))
         status = reporting(lambda: rendered(root), Console())
     return status, capsys.readouterr().err
 

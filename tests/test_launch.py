@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, build, write_book
+from conftest import DECLARE, REPO, build, raising_on_call, write_book
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
@@ -317,15 +317,9 @@ def test_a_full_disk_keeps_the_previous_notebook_and_leaves_no_temporary(tmp_pat
 
 def test_ctrl_c_during_launch_leaves_whole_notebooks_only(tmp_path, capsys):
     arguments, layout = launch_book(tmp_path)
-    made = iter(range(10))
-
-    def make(*args):
-        if next(made) == 1:
-            raise KeyboardInterrupt
-        return make_launch_notebook(*args)
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(launch, "make_launch_notebook", make)
+        patch.setattr(launch, "make_launch_notebook",
+                      raising_on_call(1, KeyboardInterrupt(), make_launch_notebook))
         status = reporting(lambda: write_launch_notebooks(*arguments, layout), Console())
     err = capsys.readouterr().err
     assert status == 130 and "interrupted" in err and "Traceback" not in err
