@@ -254,9 +254,11 @@ def site_pages(site: Path) -> list[str]:
 
 
 # -- the browser -------------------------------------------------------------------
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium():
-    """Debian's Chromium, driven by Playwright (one browser for the session)."""
+    """Debian's Chromium, driven by Playwright: one browser per module, closed at its end,
+    because the PDF stage starts Playwright's synchronous API itself and two cannot run
+    in one thread."""
     from playwright.sync_api import sync_playwright
 
     ensure_test_tools()
