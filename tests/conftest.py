@@ -75,6 +75,7 @@ def copy_repository(target: Path, executed: bool = False) -> Path:
     not run again (the key covers code, d2l and packages, so a stale result
     cannot be reused).
     """
+    target.mkdir(parents=True, exist_ok=True)
     if executed:
         for part in ("eval", "cache"):
             if (REPO / "_build" / part).is_dir():

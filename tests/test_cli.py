@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 
 from conftest import REPO, build
-from tabbook.cli.main import parse_command_line
+from tabbook.cli.options import parse_command_line
 
 
 def notebooks(root: Path) -> list[str]:

@@ -14,7 +14,7 @@ import nbformat
 import pytest
 
 from conftest import REPO, md
-from tabbook.cli.main import parse_command_line
+from tabbook.cli.options import parse_command_line
 from tabbook.execution.shard import Shard, estimates, partition, shard_items
 from test_execute import edit, project, pythons, ran, section_text  # noqa: F401  (fixtures)
 

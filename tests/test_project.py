@@ -14,7 +14,7 @@ import pytest
 import yaml
 
 from conftest import REPO, requirements, shared_path
-from tabbook.cli.main import make_parser
+from tabbook.cli.options import make_parser
 from tabbook.core.config import load_config
 
 

@@ -18,7 +18,7 @@ import urllib.request
 import venv
 from pathlib import Path
 
-from .records import stamp_matches, write_stamp
+from .records import atomic_write, stamp_matches, write_stamp
 
 ENVS_DIR = ".envs"
 # The repository this build system lives in: its requirements/, .envs/ and d2l package
@@ -175,10 +175,7 @@ def ensure_axe_core() -> Path:
                            f"{AXE_CORE_INTEGRITY} — the download was altered; retry later")
     with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
         script = tar.extractfile("package/axe.min.js").read()
-    target.parent.mkdir(parents=True, exist_ok=True)
-    partial = target.with_name(target.name + ".part")
-    partial.write_bytes(script)
-    partial.replace(target)   # atomic: an interrupted download leaves no half file
+    atomic_write(target, script)   # an interrupted download leaves no half file
     return target
 
 

@@ -15,7 +15,7 @@ import json
 import os
 import threading
 from pathlib import Path
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
 FINGERPRINT = "fingerprint"
 """The field of a stamp that holds the fingerprint of what made the output."""
@@ -78,18 +78,24 @@ def atomic_write(path: Path, text: str | bytes) -> None:
         raise
 
 
-def read_record(path: Path, fields: Mapping[str, type | tuple[type, ...]] = {}) -> dict | None:
+Fields = Mapping[str, type | tuple[type, ...]]
+"""A record's shape: field name -> its type (or types)."""
+
+
+def conforms(data: Any, fields: Fields) -> bool:
+    """Whether `data` is a JSON object whose `fields` are all there, each of its type."""
+    return isinstance(data, dict) and all(isinstance(data.get(name), kind)
+                                          for name, kind in fields.items())
+
+
+def read_record(path: Path, fields: Fields = {}) -> dict | None:
     """The JSON object at `path`, or None if it is missing or unreadable, or if one of
     `fields` is absent or not of its type."""
     try:
         record = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):   # UnicodeDecodeError and JSONDecodeError included
         return None
-    if not isinstance(record, dict):
-        return None
-    if any(not isinstance(record.get(name), kind) for name, kind in fields.items()):
-        return None
-    return record
+    return record if conforms(record, fields) else None
 
 
 def write_record(path: Path, record: Mapping) -> None:

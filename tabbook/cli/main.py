@@ -36,10 +36,8 @@ from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book
 from .console import Console
-from .options import make_parser, parse_command_line
+from .options import parse_command_line
 from .selection import Selection, UsageError, eval_options, select, selected_tabs
-
-__all__ = ["main", "make_parser", "parse_command_line", "reporting"]
 
 INTERRUPTED = 130
 """The status of a command stopped by Ctrl-C while its kernels ran."""

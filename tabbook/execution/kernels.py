@@ -18,7 +18,8 @@ from pathlib import Path
 
 from ..bootstrap.errors import BookError
 from ..bootstrap.environments import TOOL_ROOT, ensure_env, wheelhouse
-from ..bootstrap.records import read_record, write_record
+from ..bootstrap.records import conforms, read_record, write_record
+from ..core.files import write_if_changed
 from ..core.frameworks import framework
 from ..core.layout import Layout
 
@@ -139,8 +140,7 @@ def _signature(python: Path, site: Path, modules: list[str], env: dict[str, str]
 
 def _well_formed(found: dict) -> bool:
     """Whether a recorded probe has the fields the build reads, of their types."""
-    return isinstance(found.get("missing"), list) and isinstance(found.get("python"), str) \
-        and isinstance(found.get("packages"), list) \
+    return conforms(found, {"missing": list, "python": str, "packages": list}) \
         and all(isinstance(package, str) for package in found["packages"])
 
 
@@ -224,15 +224,11 @@ def write_kernel_spec(jupyter_dir: Path, name: str, python: Path, display_name: 
                       env: dict[str, str]) -> None:
     """Declare kernel `name` (running `python`) under `jupyter_dir`/kernels; rewrite only changes."""
     spec_dir = jupyter_dir / "kernels" / name
-    spec_dir.mkdir(parents=True, exist_ok=True)
     # Log level ERROR: the kernel's start-up warnings would land in the build's output.
     spec = {"argv": [str(python), "-m", "ipykernel_launcher", "-f", "{connection_file}",
                      "--IPKernelApp.log_level=ERROR"],
             "display_name": display_name, "language": "python", "env": env}
-    text = json.dumps(spec, indent=1) + "\n"
-    spec_file = spec_dir / "kernel.json"
-    if not spec_file.is_file() or spec_file.read_text() != text:
-        spec_file.write_text(text)
+    write_if_changed(spec_dir / "kernel.json", json.dumps(spec, indent=1) + "\n")
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 import nbformat
 
-from ..bootstrap.records import read_record, write_record
+from ..bootstrap.records import conforms, read_record, write_record
 from ..core.model import METADATA_KEY
 from .kernels import Runtime
 
@@ -42,16 +42,11 @@ class ExecutionRecord:
     @classmethod
     def from_json(cls, data: Any) -> ExecutionRecord | None:
         """The record `data` holds, None if it is not one of this format."""
-        if not isinstance(data, dict) or any(
-                not isinstance(data.get(name), kind) for name, kind in FIELDS.items()):
-            return None
-        cells = data["cells"]
-        if not all(isinstance(cell, dict) and all(
-                isinstance(cell.get(name), kind) for name, kind in CELL_FIELDS.items())
-                for cell in cells.values()):
+        if not conforms(data, FIELDS) or not all(
+                conforms(cell, CELL_FIELDS) for cell in data["cells"].values()):
             return None
         return cls(data["key"], float(data["seconds"]), data["kernel"], data["provenance"],
-                   cells)
+                   data["cells"])
 
     def to_json(self) -> dict:
         return {"key": self.key, "seconds": self.seconds,
