@@ -142,6 +142,10 @@ def test_a_copied_built_book_executes_nothing(tmp_path):
     assert again.returncode == 0, again.stdout + again.stderr
     assert re.search(r"^eval: 0 ran, 2 cached, 0 frozen, 0 failed", again.stdout, re.M), \
         again.stdout
+    # Its kernels import its own d2l, the file its cache keys hash, not the one the
+    # environment's editable install points to.
+    spec = Layout(second).jupyter_data / "kernels" / "tabbook-pytorch" / "kernel.json"
+    assert json.loads(spec.read_text())["env"]["PYTHONPATH"] == str(second.resolve())
 
 
 def run_build(root: Path, *args: str) -> subprocess.CompletedProcess:

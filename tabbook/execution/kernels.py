@@ -207,9 +207,10 @@ def prepare_runtime(layout: Layout, tab: str, python: Path | None) -> Runtime:
     python = Path(python)
     if not python.exists():
         raise RuntimeSetupError(f"--python {tab}={python}: no such interpreter")
-    # Another book's notebooks import that book's own d2l package (`-C DIR`).
-    book = layout.root.resolve()
-    book_path = {} if book == TOOL_ROOT else {"PYTHONPATH": str(book)}
+    # The notebooks import the d2l package of the book being built, whatever an
+    # editable install points to: another book's (`-C DIR`), or this one copied or
+    # moved elsewhere (the cache key hashes that copy's d2l file).
+    book_path = {"PYTHONPATH": str(layout.root.resolve())}
     found = _cached_probe(layout, tab, python, [framework(tab).module, "ipykernel", "d2l"],
                           book_path)
     if found["missing"]:
