@@ -32,6 +32,32 @@ def add_to_class(Class):
 
 
 # Defined in chapters/chapter_foundations/training-api.md
+def french_number(x, digits=3):
+    """Écrit `x` à la française, arrondi à `digits` chiffres significatifs.
+
+    `digits=None` garde tous les chiffres d'un entier. Milliers séparés par une
+    espace fine insécable, virgule décimale sans zéro inutile, signe moins
+    typographique ; puissance de dix en dessous de 0,001 et à partir d'un milliard.
+    """
+    import math
+    x = float(x)
+    if x == 0 or not math.isfinite(x):
+        return '0' if x == 0 else str(x)
+    sign, x = ('\u2212' if x < 0 else ''), abs(x)
+    if digits is not None:  # l'arrondi peut changer l'ordre de grandeur : 9,996 -> 10
+        x = round(x, digits - 1 - math.floor(math.log10(x)))
+    exponent = math.floor(math.log10(x))
+    if digits is not None and (exponent < -3 or exponent >= 9):
+        mantissa = f'{x / 10 ** exponent:.{digits - 1}f}'.rstrip('0').rstrip('.')
+        power = str(exponent).translate(str.maketrans('-0123456789', '⁻⁰¹²³⁴⁵⁶⁷⁸⁹'))
+        return f"{sign}{mantissa.replace('.', ',')} × 10{power}"
+    decimals = 0 if digits is None else max(digits - 1 - exponent, 0)
+    whole, _, fraction = f'{x:,.{decimals}f}'.partition('.')
+    fraction = fraction.rstrip('0')
+    return sign + whole.replace(',', '\u202f') + (',' + fraction if fraction else '')
+
+
+# Defined in chapters/chapter_foundations/training-api.md
 class HyperParameters:
     """Enregistre comme attributs les arguments du __init__ appelant."""
 
