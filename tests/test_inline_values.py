@@ -239,3 +239,16 @@ def test_the_books_french_number_helper():
     assert french_number(1.43e-6) == "1,43 × 10⁻⁶" and french_number(-0.5, 2) == "−0,5"
     assert french_number(2.1e9) == "2,1 × 10⁹" and french_number(0) == "0"
     assert json.dumps(french_number(1234567.0, 7)) == json.dumps(f"1{narrow}234{narrow}567")
+
+
+def test_values_are_frozen_with_the_outputs(project, copy):
+    result = project("eval", "--freeze", root=copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    frozen = nbformat.read(copy / "frozen/mxnet/chap/sec.ipynb", 4)
+    assert {v["expression"]: v["value"] for v in frozen.metadata[METADATA_KEY]["values"]}[
+        "f'{rate:.0f}'"] == "9041"
+    shutil.rmtree(copy / "_build")   # another machine: only the frozen store
+    result = project("launch", root=copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ran(result) == 0 and re.search(r"chap/sec +frozen +frozen", result.stdout)
+    assert "traite 9041 images par seconde" in launch_markdown(copy, "mxnet")
