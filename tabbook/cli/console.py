@@ -96,6 +96,15 @@ class Console:
             self.warn(f"check: {plural(warnings, 'warning')} (what d2lbook tolerates; "
                       "--strict makes them errors)")
 
+    def inline_problems(self, problems: list[Problem], strict: bool) -> None:
+        """The :eval: values that the executed notebooks lack, at their .md line."""
+        for problem in problems:
+            self.warn(str(problem))
+        if problems:
+            self.warn(f"eval: {plural(len(problems), 'inline value')} not computed"
+                      + (" (strict: an error; the build stops)" if strict else
+                         " (the pages show a mark in their place)"))
+
     def waiting_for_lock(self) -> None:
         self.say("waiting for another build of this book to finish...")
 

@@ -148,6 +148,8 @@ class Build:
     selection: Selection
     options: EvalOptions
     console: Console
+    strict: bool
+    """Warnings are errors (--strict, or the book's warning_is_error)."""
     out: Path | None = None
     """--out: where to copy the launch notebooks or the site."""
 
@@ -169,7 +171,8 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
         config, book = loaded
         # Bad option values stop here, before the lock creates _build/.
         build = Build(book, config, Layout(root), select(book, config, args),
-                      eval_options(config, args), console, getattr(args, "out", None))
+                      eval_options(config, args), console, args.strict or config.build.strict,
+                      getattr(args, "out", None))
         with build_lock(build.layout, console):   # once for the whole command
             for step in steps:
                 status = step(build)
@@ -259,7 +262,9 @@ def run_eval(build: Build) -> int:
         return INTERRUPTED
     console.evaluated(result, build.selection.tabs, build.layout, options.require_gpu,
                       time.monotonic() - started)
-    return 1 if result.failed else 0
+    console.inline_problems(list(result.problems), build.strict)
+    blocking = any(build.strict or not p.warning for p in result.problems)
+    return 1 if result.failed or blocking else 0
 
 
 def run_launch(build: Build) -> int:

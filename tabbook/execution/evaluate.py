@@ -18,8 +18,9 @@ from typing import Callable
 from ..bootstrap.errors import BookError
 from ..core.config import Config
 from ..core.layout import Layout
-from ..core.model import Section
-from ..notebooks.split import split_section
+from ..core.model import Problem, Section
+from ..notebooks.inline import value_problems
+from ..notebooks.split import code_cells, split_section
 from .execute import Executor, save, write_executed
 from .frozen import FreezeResult, freeze, recorded_seconds
 from .kernels import Gpu, Runtime, detect_gpus, framework_gpus, gpu_class, prepare_runtime
@@ -99,6 +100,9 @@ class EvalResult:
     """Executed notebooks and cache records of sections no longer in the book."""
     failed: bool
     """A notebook failed, or, with --require-gpu, a GPU section may not have used a GPU."""
+    problems: tuple[Problem, ...] = ()
+    """The ``:eval:`` values the notebooks shown could not compute (warnings: strict
+    builds make them errors)."""
 
     def count(self, status: Status) -> int:
         return sum(e.status is status for e in self.executions)
@@ -195,7 +199,18 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
             options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)])
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      prune(layout, plan), failed)
+                      prune(layout, plan), failed, inline_problems(executions))
+
+
+def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
+    """The ``:eval:`` roles of the executed notebooks that show no value, at their line."""
+    problems = []
+    for execution in executions:
+        record, task = execution.record, execution.task
+        if execution.status.has_outputs and record is not None and task.inline:
+            problems += value_problems(task.section, task.tab,
+                                       code_cells(task.section, task.tab), list(record.values))
+    return tuple(sorted(problems))
 
 
 def write_planned(layout: Layout, planned: Planned) -> Execution:

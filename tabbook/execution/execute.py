@@ -26,6 +26,7 @@ import nbformat
 from ..core.files import write_notebook_if_changed
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
+from ..notebooks.inline import collect_values, with_evaluating_cells
 from .devices import PROBE, read_probe
 from .failures import failure_message, kernel_log
 from .kernels import Gpu, Runtime, jupyter_environment, kernel_manager_class
@@ -166,7 +167,7 @@ class Executor:
 
         task = planned.task
         runtime = self.runtimes[task.tab]
-        notebook = copy.deepcopy(task.notebook)
+        notebook = with_evaluating_cells(copy.deepcopy(task.notebook))
         notebook.metadata.update(nbformat.from_dict(kernel_metadata(runtime)))
         notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         target = self.layout.executed(task.tab, task.section)
@@ -227,13 +228,16 @@ class Executor:
                seconds: float) -> Execution:
         """Record what the kernel computed; the probe cell says which devices it used."""
         probe = notebook.cells.pop()
+        values = collect_values(notebook)
         device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
         devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
                     "cuda": g.cuda} for g in self.gpus if g.index in granted]
         cell_seconds = [c.metadata.get(METADATA_KEY, {}).get("seconds", 0.0)
                         for c in notebook.cells if c.cell_type == "code"]
-        notebook.metadata.setdefault(METADATA_KEY, {})["provenance"] = provenance(
+        book_metadata = notebook.metadata.setdefault(METADATA_KEY, {})
+        book_metadata["provenance"] = provenance(
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
+        book_metadata["values"] = values
         record = ExecutionRecord.from_notebook(notebook, planned.key)
         save(self.layout, planned, record)
         return Execution(planned, Status.RAN, record.seconds, record=record)

@@ -9,6 +9,7 @@ import re
 from typing import IO
 
 from ..core.model import METADATA_KEY
+from ..notebooks.inline import is_evaluating_cell
 from .tasks import Task
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -57,7 +58,8 @@ def failure_message(task: Task, notebook, index: int | None, error: Exception, t
     where = f"  {task.section.display_path}"
     if index is None:
         return f"{where} [{task.tab}]: {reason}" + "".join(f"\n    | {d}" for d in details)
-    number = sum(1 for c in notebook.cells[:index + 1] if c.cell_type == "code")
+    number = sum(1 for c in notebook.cells[:index + 1]
+                 if c.cell_type == "code" and not is_evaluating_cell(c))
     return (f"{where}:{line} [{task.tab}] cell {number}: {reason}"
             + "".join(f"\n    | {d}" for d in details))
 

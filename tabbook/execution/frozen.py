@@ -42,10 +42,13 @@ def major_version(version: str) -> str:
 
 
 def frozen_key(task: Task, library_text: str, framework_version: str) -> str:
-    return key_of({"format": FROZEN_FORMAT, "tab": task.tab, "code": task.code,
-                   "library": hashlib.sha256(library_text.encode()).hexdigest(),
-                   "framework": major_version(framework_version),
-                   "requires_gpus": task.section.gpus})
+    material = {"format": FROZEN_FORMAT, "tab": task.tab, "code": task.code,
+                "library": hashlib.sha256(library_text.encode()).hexdigest(),
+                "framework": major_version(framework_version),
+                "requires_gpus": task.section.gpus}
+    if task.inline:   # absent otherwise: frozen notebooks without :eval: keep their keys
+        material["inline"] = task.inline
+    return key_of(material)
 
 
 def read_frozen(layout: Layout, task: Task) -> ExecutionRecord | None:
@@ -77,7 +80,8 @@ def freeze(layout: Layout, executions: list[Execution]) -> FreezeResult:
     result = FreezeResult([], [], [])
     for execution in executions:
         record = execution.record
-        if not execution.status.has_outputs or record is None or not record.cells:
+        if not execution.status.has_outputs or record is None or not (
+                record.cells or record.values):
             continue   # failed, skipped, or prose only: nothing to freeze
         task = execution.task
         notebook = record.merged_into(task.notebook)

@@ -22,7 +22,9 @@ from ..bootstrap.records import key_of
 
 def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
     material = {"format": CACHE_FORMAT, "tab": task.tab, "code": task.code}
-    if task.code:   # a prose-only notebook runs nothing: the environment cannot change it
+    if task.inline:   # absent otherwise: notebooks without :eval: keep their keys
+        material["inline"] = task.inline
+    if task.computes:   # a prose-only notebook runs nothing: the environment cannot change it
         material.update(library=hashlib.sha256(library_text.encode()).hexdigest(),
                         python=runtime.python_version, packages=runtime.packages, gpus=gpus,
                         requires_gpus=task.section.gpus)
@@ -81,7 +83,7 @@ def _outcome(context: Context, task: Task, runtime: Runtime, current: ExecutionR
     written from without a kernel (None: a kernel runs it)."""
     if task.tab in context.blocked and task.section.gpus:
         return Status.SKIPPED, None
-    if not task.code:   # no kernel to start
+    if not task.computes:   # no kernel to start
         return Status.NO_CODE, current or prose_record(runtime, key)
     if current:
         return Status.CACHED, current

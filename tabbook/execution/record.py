@@ -17,6 +17,7 @@ import nbformat
 
 from ..bootstrap.records import conforms, read_record, write_record
 from ..core.model import METADATA_KEY
+from ..notebooks.inline import values_by_key, with_values
 from .kernels import Runtime
 
 CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
@@ -26,6 +27,7 @@ CELL_FIELDS = {"execution_count": (int, type(None)), "outputs": list, "execution
                "seconds": NUMBER}
 FIELDS = {"key": str, "seconds": NUMBER, "kernel": dict, "provenance": dict,
           "cells": dict}
+VALUE_FIELDS = {"after": str, "expression": str}
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,9 @@ class ExecutionRecord:
     """Where, when and with what the outputs were computed (see provenance.py)."""
     cells: dict[str, dict]
     """Per code cell id: execution_count, outputs, execution metadata, seconds."""
+    values: tuple[dict, ...] = ()
+    """The ``:eval:`` values the same run computed: ``{"after", "expression", "value"}``,
+    or ``"error"`` instead of ``"value"`` (see notebooks/inline.py)."""
 
     @classmethod
     def from_json(cls, data: Any) -> ExecutionRecord | None:
@@ -45,21 +50,28 @@ class ExecutionRecord:
         if not conforms(data, FIELDS) or not all(
                 conforms(cell, CELL_FIELDS) for cell in data["cells"].values()):
             return None
+        values = data.get("values", [])   # records older than :eval: have none
+        if not isinstance(values, list) or not all(_is_value(v) for v in values):
+            return None
         return cls(data["key"], float(data["seconds"]), data["kernel"], data["provenance"],
-                   data["cells"])
+                   data["cells"], tuple(values))
 
     def to_json(self) -> dict:
-        return {"key": self.key, "seconds": self.seconds,
-                "kernel": self.kernel, "provenance": self.provenance, "cells": self.cells}
+        return {"key": self.key, "seconds": self.seconds, "kernel": self.kernel,
+                "provenance": self.provenance, "cells": self.cells,
+                **({"values": list(self.values)} if self.values else {})}
 
     @classmethod
     def from_notebook(cls, notebook: nbformat.NotebookNode, key: str) -> ExecutionRecord:
-        """The record of an executed notebook (its provenance in the book's metadata)."""
-        provenance = dict(notebook.metadata.get(METADATA_KEY, {}).get("provenance") or {})
+        """The record of an executed notebook (its provenance and values in the book's
+        metadata)."""
+        book_metadata = notebook.metadata.get(METADATA_KEY, {})
+        provenance = dict(book_metadata.get("provenance") or {})
         return cls(key, float(provenance.get("total_seconds", 0.0)),
                    {name: notebook.metadata[name] for name in KERNEL_METADATA
                     if name in notebook.metadata},
-                   provenance, cell_results(notebook))
+                   provenance, cell_results(notebook),
+                   tuple(dict(v) for v in book_metadata.get("values", [])))
 
     def merged_into(self, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
         """A copy of the split `notebook` with this record's outputs, timings, provenance.
@@ -69,17 +81,30 @@ class ExecutionRecord:
         hence the same cell ids).
         """
         merged = copy.deepcopy(notebook)
+        values, after = values_by_key(list(self.values)), ""
         for cell in merged.cells:
-            result = self.cells.get(cell.id) if cell.cell_type == "code" else None
+            if cell.cell_type == "markdown":   # its :eval: roles become their values
+                if ":eval:" in cell.source:
+                    cell.source = with_values(cell.source, after, lambda *key: values.get(key))
+                continue
+            after = cell.id
+            result = self.cells.get(cell.id)
             if result:
                 cell.execution_count = result["execution_count"]
                 cell.outputs = nbformat.from_dict(result["outputs"])
                 cell.metadata["execution"] = nbformat.from_dict(result["execution"])
                 cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = result["seconds"]
         merged.metadata.update(nbformat.from_dict(copy.deepcopy(self.kernel)))
-        merged.metadata.setdefault(METADATA_KEY, {})["provenance"] = nbformat.from_dict(
-            copy.deepcopy(self.provenance))
+        book_metadata = merged.metadata.setdefault(METADATA_KEY, {})
+        book_metadata["provenance"] = nbformat.from_dict(copy.deepcopy(self.provenance))
+        if self.values:
+            book_metadata["values"] = nbformat.from_dict(copy.deepcopy(list(self.values)))
         return merged
+
+
+def _is_value(value: Any) -> bool:
+    return conforms(value, VALUE_FIELDS) and isinstance(
+        value.get("value", value.get("error")), str)
 
 
 def kernel_metadata(runtime: Runtime) -> dict:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 import nbformat
 
-from ..core.model import Section
+from ..core.model import METADATA_KEY, Section
 from .record import ExecutionRecord
 
 
@@ -51,6 +51,17 @@ class Task:
     @property
     def code(self) -> list[str]:
         return [c.source for c in self.notebook.cells if c.cell_type == "code"]
+
+    @property
+    def inline(self) -> list[dict]:
+        """The ``:eval:`` expressions its kernel evaluates, each after its code cell
+        (``{"after", "expression"}``, see notebooks/inline.py)."""
+        return list(self.notebook.metadata.get(METADATA_KEY, {}).get("inline", []))
+
+    @property
+    def computes(self) -> bool:
+        """Whether a kernel has anything to do: code to run or a value to compute."""
+        return bool(self.code or self.inline)
 
 
 class Frozen(enum.StrEnum):

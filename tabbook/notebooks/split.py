@@ -24,6 +24,7 @@ from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
 from ..source.roles import strip_slide_marks
 from ..source.pycode import analyse
+from .inline import notebook_expressions
 
 
 class CellIds:
@@ -111,6 +112,7 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
                                                       "lines": code_cell.lines}},
                           "outputs": [], "source": code_cell.source})
     flush_markdown()
+    inline = notebook_expressions(section, tab, code)
     return nbformat.from_dict({
         "nbformat": nbformat.v4.nbformat, "nbformat_minor": nbformat.v4.nbformat_minor,
         "cells": cells,
@@ -120,7 +122,8 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
             "language_info": {"name": "python"},
             METADATA_KEY: {"tab": tab, "source": section.display_path, "title": section.title,
                            "required_libs": list(section.required_libs),
-                           "gpus": section.gpus},
+                           "gpus": section.gpus,
+                           **({"inline": inline} if inline else {})},
         }})
 
 

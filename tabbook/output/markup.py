@@ -25,7 +25,8 @@ from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
-from .typography import french, starts_with_punctuation
+from ..notebooks.inline import value_text
+from .typography import french, starts_with_punctuation, tie_leading_unit
 
 
 def _math(latex: str, display: bool) -> str:
@@ -90,7 +91,9 @@ class PageContext:
 
 
 # -- prose -------------------------------------------------------------------
-Env = dict   # markdown-it's env while rendering a cell: {"ctx": PageContext, "line": first line}
+Env = dict
+"""markdown-it's env while rendering a cell: {"ctx": PageContext, "line": its first line,
+"values": its :eval: values per tab}."""
 
 
 def _anchor(name: str) -> str:
@@ -131,6 +134,8 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> (Author, year), a :label:
     in the text -> an anchor."""
     meta, ctx = tokens[index].meta, env["ctx"]
+    if meta["role"] == "eval":
+        return _inline_value(meta["content"].strip(), env)
     if meta["role"] == "cite":
         return _citation(meta["content"], ctx)
     if meta["role"] in LABEL_ROLES:
@@ -146,6 +151,25 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
             f'{html.escape(target.text(meta["role"], custom))}</a>')
 
 
+def _inline_value(expression: str, env: Env) -> str:
+    """An ``:eval:`` value as each tab computed it: one text when the tabs agree, else
+    one per tab, which the framework choice shows (CSS, as tab panels). Left out of the
+    French typography pass: the value is shown as its code wrote it."""
+    entries = env.get("values") or {"": {}}
+    shown = {tab: (value_text(found.get(expression), expression),
+                   found.get(expression) is None or "value" not in found[expression])
+             for tab, found in entries.items()}
+
+    def span(text: str, missing: bool, tab: str = "") -> str:
+        tab_attribute = f' data-tab="{html.escape(tab)}"' if tab else ""
+        kind = "value missing" if missing else "value"
+        return f'<span class="{kind}"{tab_attribute}>{html.escape(text)}</span>'
+
+    if len(set(shown.values())) == 1:
+        return span(*next(iter(shown.values())))
+    return "".join(span(text, missing, tab) for tab, (text, missing) in shown.items())
+
+
 def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """Links between sources point at the pages made from them."""
     token = tokens[index]
@@ -158,10 +182,12 @@ def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> 
 
 def _text(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """Prose text in French typography; an autolink's text (a URL) as written."""
-    content = tokens[index].content
-    autolink = index > 0 and tokens[index - 1].type == "link_open" and \
-        tokens[index - 1].info == "auto"
-    return escapeHtml(content if autolink else french(content))
+    content, before = tokens[index].content, tokens[index - 1] if index > 0 else None
+    if before is not None and before.type == "link_open" and before.info == "auto":
+        return escapeHtml(content)
+    if before is not None and before.type == "role" and before.meta["role"] == "eval":
+        content = tie_leading_unit(content)
+    return escapeHtml(french(content))
 
 
 def _softbreak(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
@@ -261,10 +287,12 @@ def _markdown() -> MarkdownIt:
 MARKDOWN = _markdown()
 
 
-def render_prose(text: str, first_line: int, ctx: PageContext) -> str:
-    """One prose cell (its .md text and first line) -> HTML."""
+def render_prose(text: str, first_line: int, ctx: PageContext,
+                 values: dict[str, dict] | None = None) -> str:
+    """One prose cell (its .md text and first line) -> HTML. `values`: per tab, the value
+    entry of each of its ``:eval:`` expressions (see notebooks/inline.py)."""
     tokens = prose_tokens(strip_slide_marks(text))   # the tokens its cell holds
-    env: Env = {"ctx": ctx, "line": first_line}
+    env: Env = {"ctx": ctx, "line": first_line, "values": values}
     parts = []
     for start, end in top_level_blocks(tokens):
         block = BLOCKS.get(tokens[start].type)

@@ -45,6 +45,16 @@ _UNIT_NAMES = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
 _UNIT = re.compile(rf"(?<=\d)[{_SPACES}]({_UNIT_NAMES})(?!\w)")
 
 
+_LEADING_UNIT = re.compile(rf"[{_SPACES}]({_UNIT_NAMES})(?!\w)")
+
+
+def tie_leading_unit(text: str) -> str:
+    """`text` that follows a number shown apart (an inline value): a unit it starts with
+    is tied to that number by a no-break space, as `french` ties ``80 Go``."""
+    return _LEADING_UNIT.sub(lambda m: NO_BREAK + m.group(1), text, count=1) \
+        if _LEADING_UNIT.match(text) else text
+
+
 def starts_with_punctuation(text: str) -> bool:
     """Whether `text` begins with a sign that `french` puts a narrow space before."""
     return _PUNCTUATION.match(text) is not None and text[:1] in ";:!?"

@@ -202,6 +202,7 @@ def _prose_problems(section: Section) -> list[Problem]:
     for cell in section.cells:
         if cell.kind is not CellKind.PROSE:
             continue
+        _check_inline_values(found, cell)
         for token, line in located_tokens(cell.tokens, cell.line):
             if token.type in MATH:
                 _check_math(found, token, line)
@@ -211,6 +212,25 @@ def _prose_problems(section: Section) -> list[Problem]:
                               f"HTML loads {match.group(1)} from outside the book (a page "
                               "loads nothing from outside)", LOCAL_COPY, warning=True)
     return found.problems
+
+
+def _check_inline_values(found: _Findings, cell: Cell) -> None:
+    """An ``:eval:`` role must hold a Python expression, and stay out of titles (a title
+    is shown where no tab is chosen: the table of contents, the PDF's bookmarks)."""
+    in_title = False
+    for token, line in located_tokens(cell.tokens, cell.line):
+        in_title = token.type != "heading_close" and (in_title or token.type == "heading_open")
+        if token.type != "role" or token.meta["role"] != "eval":
+            continue
+        expression = token.meta["content"].strip()
+        if in_title:
+            found.add(line, f":eval:`{expression}` in a title", "move the value into the "
+                      "text under the heading")
+        try:
+            compile(expression, "<:eval:>", "eval")
+        except SyntaxError as error:
+            found.add(line, f":eval:`{expression}` is not a Python expression ({error.msg})",
+                      "write one expression, whose str() is shown in the text")
 
 
 def _check_math(found: _Findings, token: Token, line: int) -> None:

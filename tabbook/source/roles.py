@@ -6,7 +6,7 @@ This module adds d2lbook's syntax to CommonMark (with tables and ``$…$`` /
 ``$$…$$`` math):
 
 - ``role`` inline tokens for `` :numref:`x` ``, `` :ref:`x` ``, `` :eqref:`x` ``,
-  `` :cite:`a,b` ``, `` :label:`x` `` and `` :eqlabel:`x` ``, with
+  `` :cite:`a,b` ``, `` :label:`x` ``, `` :eqlabel:`x` `` and (ext) `` :eval:`expression` ``, with
   ``meta = {"role", "content", "span"}``. Since markdown-it reads code spans and
   code blocks first, a role written inside code stays text.
 - ``role_block`` tokens for a line holding only `` :label:`x` ``, `` :eqlabel:`x` ``,
@@ -34,7 +34,7 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 REFERENCE_ROLES = ("numref", "ref", "eqref")
 LABEL_ROLES = ("label", "eqlabel")
-INLINE_ROLE = re.compile(r":(numref|ref|eqref|cite|label|eqlabel):`([^`]+)`")
+INLINE_ROLE = re.compile(r":(numref|ref|eqref|cite|label|eqlabel|eval):`([^`]+)`")
 BLOCK_ROLE = re.compile(r":(?:(label|eqlabel|width|height|bibliography|begin_tab):`([^`]*)`"
                         r"|(end_tab):)[ \t]*")
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
