@@ -267,6 +267,13 @@ def test_all_problems_are_reported_in_one_run(tmp_path):
     assert [p.split(":")[1] for p in problems] == ["1", "3", "3", "6"]
 
 
+def test_the_same_inline_value_twice_is_no_duplicate_label(tmp_path):
+    # An :eval: role holds an expression, not a label: the same one may come back.
+    write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre\n:label:`x`",
+                                            "Soit :eval:`x` s.", "Encore :eval:`x` s.")})
+    assert problems_of(tmp_path) == []
+
+
 def test_a_correct_book_has_no_problem(tmp_path):
     write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre\n:label:`sec_t`", """
         Voir :numref:`sec_t`.

@@ -129,7 +129,7 @@ class SectionParser:
             section.references.append(Reference(role, split_reference(content)[1], line))
         elif role == "cite":
             section.citations += [Reference("cite", key, line) for key in citation_keys(content)]
-        else:
+        elif role in LABEL_ROLES:  # not :eval:, whose content is an expression
             self.label(cell, enclosing_block(cell.tokens, index), child.meta, line)
 
     def label(self, cell: Cell, host: int | None, meta: dict, line: int) -> None:
