@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import nbformat
+import pytest
 
 from conftest import REPO, build
 from tabbook.cli.options import parse_command_line
@@ -129,6 +130,26 @@ def test_test_is_a_command_only_in_the_lead():
     args = parse_command_line(["test", "-k", "spelling", "--force", "--tab", "mxnet"])
     assert args.command == "test"
     assert args.pytest_args == ["-k", "spelling", "--force", "--tab", "mxnet"]
+
+
+def test_options_before_the_command_are_the_commands():
+    before = parse_command_line(["-j", "1", "--tab", "mxnet", "--only", "eval", "-C", "x",
+                                 "eval", "--force"])
+    after = parse_command_line(["eval", "-j", "1", "--tab", "mxnet", "--only", "eval", "-C",
+                                "x", "--force"])
+    assert vars(before) == vars(after)
+    assert (before.command, before.jobs, before.tab, before.only) == ("eval", 1, ["mxnet"],
+                                                                       ["eval"])
+    assert parse_command_line(["--strict", "--tab", "pytorch"]).command is None
+
+
+@pytest.mark.parametrize("argv, refused", [
+    (["--only", "x", "html"], "--only x"), (["--force", "check"], "--force")])
+def test_an_option_its_command_does_not_take_is_an_error(argv, refused, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        parse_command_line(argv)
+    assert stopped.value.code == 2
+    assert f"unrecognized arguments: {refused}" in capsys.readouterr().err
 
 
 def test_a_section_pattern_named_test_is_an_eval_option(repo_copy):

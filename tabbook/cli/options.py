@@ -121,11 +121,28 @@ def make_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def command_first(parser: argparse.ArgumentParser, argv: list[str]) -> list[str]:
+    """`argv` with its command moved in front: options written before a command are that
+    command's, so `build.py -j 1 --tab mxnet eval` is `build.py eval -j 1 --tab mxnet`,
+    and an option the command does not take is an error instead of being dropped."""
+    subparsers = next(a for a in parser._actions if isinstance(a, argparse._SubParsersAction))
+    # argparse keeps no public list of the options that take a value (-C DIR, --tab T…).
+    with_value = {option for action in parser._actions if action.nargs != 0
+                  for option in action.option_strings}
+    position = 0
+    while position < len(argv):
+        if argv[position] in subparsers.choices:
+            return [argv[position], *argv[:position], *argv[position + 1:]]
+        position += 2 if argv[position] in with_value else 1
+    return argv
+
+
 def parse_command_line(argv: list[str]) -> argparse.Namespace:
     """The options of `argv`; after a leading `test`, every argument is pytest's."""
+    parser = make_parser()
     if argv[:1] == ["test"]:
         # Options included (`test -k spelling`): pytest's, not ours.
-        args = make_parser().parse_args(argv[:1])
+        args = parser.parse_args(argv[:1])
         args.pytest_args = argv[1:]
         return args
-    return make_parser().parse_args(argv)
+    return parser.parse_args(command_first(parser, argv))
