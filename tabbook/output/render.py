@@ -73,11 +73,13 @@ class Site:
 
 # -- one page --------------------------------------------------------------------
 def executed_notebook(layout: Layout, section: Section, tab: str) -> nbformat.NotebookNode:
-    """The executed notebook of `section` for `tab`, which the eval stage wrote."""
-    path = layout.executed(tab, section)
+    """The executed notebook of `section` for `tab`, which the eval stage wrote (the split
+    one for a book that is not executed)."""
+    path = layout.shown_notebook(tab, section)
     if not path.is_file():
-        raise RenderError(f"{section.display_path} [{tab}]: no executed notebook in "
-                          f"{layout.shown(path)} — run `python3 build.py eval`")
+        step = "eval" if layout.executes else "notebooks"
+        raise RenderError(f"{section.display_path} [{tab}]: no {'executed ' * layout.executes}"
+                          f"notebook in {layout.shown(path)} — run `python3 build.py {step}`")
     return read_notebook(path)
 
 
@@ -248,8 +250,9 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
     """A hash of everything a site is made from: `book_files`, the executed and launch
     notebooks, the PDFs it offers."""
     files = book_files(book, config)
+    files.update(config.html.files)
     for tab in tabs:
-        files.update((layout.eval / tab).rglob("*.ipynb"))
+        files.update(layout.shown_notebooks(tab).rglob("*.ipynb"))
         files.update((layout.launch / tab).rglob("*.ipynb"))
         files.add(layout.pdf(config.project.name, tab))
     return fingerprint(config.root, files, repr(tabs))
