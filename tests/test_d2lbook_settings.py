@@ -240,3 +240,30 @@ def test_a_resource_that_matches_nothing_is_a_located_warning(tmp_path):
     # Strict (warning_is_error, --strict): the warning stops the build.
     strict = build(REPO, "-C", str(root), "check", "--strict")
     assert strict.returncode == 1 and warning in strict.stderr.split("\n")
+
+
+@pytest.mark.browser
+def test_the_logo_and_six_header_links_fit_a_phone_and_a_desktop(tmp_path, visitor):
+    """d2l-zh's header: a wide logo and six links; the header wraps, nothing scrolls
+    sideways, the logo shows at the header's height, and no request leaves the machine."""
+    links = ",\n    ".join(f"Lien numéro {n}, https://example.org/{n}, fas fa-link"
+                           for n in range(6))
+    config = re.sub(r"header_links = .*?\n(?=favicon)", f"header_links = {links}\n",
+                    SETTINGS, flags=re.S)
+    root = settings_book(tmp_path, config)
+    (root / "static" / "logo.svg").write_text(
+        '<svg xmlns="http://www.w3.org/2000/svg" width="600" height="100">'
+        '<rect width="600" height="100" fill="#c33"/></svg>')
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = (root / "_build" / "html" / "chap" / "sec.html").as_uri()
+    for viewport in ({"width": 390, "height": 844}, {"width": 1280, "height": 900}):
+        browse = visitor(viewport=viewport)
+        browse.page.goto(page)
+        assert browse.page.locator(".header-links a").count() == 6
+        assert browse.page.evaluate("document.documentElement.scrollWidth") <= \
+            viewport["width"]
+        logo = browse.page.locator(".book-title .logo").bounding_box()
+        assert 20 <= logo["height"] <= 40 and logo["width"] == pytest.approx(
+            logo["height"] * 6, rel=0.05)
+        assert browse.errors == [] and browse.outside == []
