@@ -12,7 +12,9 @@ import nbformat
 import pytest
 
 from conftest import CORPUS, REPO, build, library_definitions, md, shared_path
+from tabbook.core.config import load_config
 from tabbook.notebooks.library import custom_header
+from tabbook.source.parse import parse_book
 
 CONFIG = """\
 [project]
@@ -147,6 +149,7 @@ def write_d2lbook_book(root):
         "chapter_references/zreferences.md": md("```eval_rst", ".. only:: html", "```",
                                                 ":bibliography:`../refs.bib`"),
         "refs.bib": BIB,
+        "img/mark.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>\n',
         "d2l/__init__.py": '"""The mini book\'s d2l."""\n__version__ = "0.0.1"\n',
         "d2l/torch.py": "CUSTOM = 1\n\n#################   WARNING   ################\nold\n",
     }
@@ -257,7 +260,14 @@ def test_a_d2lbook_book_executes_and_renders(tmp_path):
 
 @pytest.fixture
 def corpus(tmp_path):
-    return shutil.copytree(shared_path(CORPUS), tmp_path / "d2l-zh")
+    """A copy of the corpus, with the favicon and logo its config.ini names: the corpus
+    was published without d2l-zh's static/ folder, and without them d2lbook stops too.
+    One of its own images stands in for both."""
+    root = shutil.copytree(shared_path(CORPUS), tmp_path / "d2l-zh")
+    (root / "static").mkdir()
+    for name in ("favicon.png", "logo-with-text.png"):
+        shutil.copyfile(root / "img" / "colab.png", root / "static" / name)
+    return root
 
 
 def test_the_corpus_checks_splits_and_saves_its_library(corpus):
@@ -291,3 +301,53 @@ def test_the_corpus_checks_splits_and_saves_its_library(corpus):
         compile(text, name, "exec")
         assert custom_header(text) == custom_header((CORPUS / "d2l" / f"{name}.py").read_text())
     assert custom_header((corpus / "d2l" / "torch.py").read_text()).startswith("DATA_HUB")
+
+
+def test_the_corpus_renders_its_whole_site_without_executing(corpus):
+    """With eval_notebook = False (the corpus has True; this copy is edited), `html` makes
+    a page of every section, with the book's logo, favicon, header links, copyright and
+    resources, and starts no kernel: the time is measured by benchmarks/d2lbook_site.py."""
+    config = corpus / "config.ini"
+    text = config.read_text(encoding="utf-8")
+    assert text.count("eval_notebook = True") == 1
+    config.chmod(0o644)
+    config.write_text(text.replace("eval_notebook = True", "eval_notebook = False"),
+                      encoding="utf-8")
+    result = build(REPO, "-C", str(corpus), "html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "eval: eval_notebook = False in config.ini: notebooks are not executed\n" in \
+        result.stdout
+    # No kernel, no environment (the paddle tab has none here), no executed notebook.
+    built = corpus / "_build"
+    assert not (built / "eval").exists() and not (built / "kernels").exists()
+    assert not list((built / "cache").glob("runtime-*.json"))
+    # d2lzh/ and setup.py are resources absent from the corpus: located warnings.
+    assert "config.ini:28: warning: [build] resources: 'd2lzh/' matches no file" in \
+        result.stderr
+    site = built / "html"
+    config = load_config(corpus)
+    book, _ = parse_book(config)
+    assert len(book.pages()) == 141
+    # config.ini's header_links, one "name, URL, icon" per line (Font Awesome icons: not
+    # loaded, the site loads nothing from outside; the names show).
+    links = [("MXNet", "https://zh-v2.d2l.ai/d2l-zh.pdf"),
+             ("PyTorch", "https://zh-v2.d2l.ai/d2l-zh-pytorch.pdf"),
+             ("Jupyter 记事本", "https://zh-v2.d2l.ai/d2l-zh.zip"),
+             ("课程", "https://courses.d2l.ai/zh-v2/"),
+             ("GitHub", "https://github.com/d2l-ai/d2l-zh"), ("English", "https://d2l.ai")]
+    assert all(f"{name}, {url}, " in text for name, url in links)
+    header = "".join(f'<a href="{url}">{name}</a>' for name, url in links)
+    for section in book.pages():
+        page = (site / section.path.with_suffix(".html")).read_text(encoding="utf-8")
+        up = "../" * (len(section.path.parts) - 1)
+        assert f'<img class="logo" src="{up}_static/logo-with-text.png" alt="">' in page
+        assert f'<link rel="icon" href="{up}_static/favicon.png">' in page
+        assert f'<nav class="header-links" aria-label="Liens">{header}</nav>' in page
+        assert "© 2022, All authors. Licensed under CC-BY-SA-4.0 and MIT-0." in page
+        assert "exécuté le" not in page
+    assert (site / "_static" / "logo-with-text.png").read_bytes() == \
+        (corpus / "static" / "logo-with-text.png").read_bytes()
+    # resources = img/ d2lzh/ d2l.bib setup.py: what exists is in the site.
+    assert sorted(p.name for p in (site / "img").rglob("*") if p.is_file()) == \
+        sorted(p.name for p in (corpus / "img").rglob("*") if p.is_file())
+    assert (site / "d2l.bib").read_bytes() == (corpus / "d2l.bib").read_bytes()

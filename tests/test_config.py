@@ -39,8 +39,8 @@ def test_defaults_and_continuation_lines(tmp_path):
      "[library], [library-*], [launch], [launch-*] (and d2lbook's [colab], [deploy], [html], "
      "[pdf], [sagemaker], [slides], [translation])"),
     (("lang = fr", "lang = fr\nlanguage = fr"),
-     "config.ini:6: unknown key 'language' in [project] — did you mean 'lang'? known keys: author, lang, name, "
-     "release, title"),
+     "config.ini:6: unknown key 'language' in [project] — did you mean 'lang'? known keys: author, copyright, lang, "
+     "name, release, title"),
     (("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, all"),
      "config.ini:8: [build] tabs: 'all' is not a valid tab name — use lowercase letters, "
      "digits and '_' (not 'all')"),
@@ -83,7 +83,7 @@ def test_every_mistake_is_reported_in_one_run(tmp_path):
     assert str(error.value).split("\n") == [
         "config.ini:4: [project] release = 'one' is not valid — use a version such as 1.0.0",
         "config.ini:6: unknown key 'language' in [project] — did you mean 'lang'? known keys: "
-        "author, lang, name, release, title",
+        "author, copyright, lang, name, release, title",
         "config.ini:26: [execute] timeout = '-3' is not valid — write a whole number >= 1",
         "config.ini:29: [launch] github_repo = 'book' is not valid — write it as owner/name",
     ]
@@ -106,7 +106,7 @@ def test_a_mistake_is_not_reported_again_through_its_consequences(tmp_path):
 def test_defaults_and_d2lbook_keys_come_from_the_schema(tmp_path):
     minimal = ("\ufeff[project]\nname = b\ntitle = B\nrelease = 1.0\ncopyright = 2026\n\n"
                "[build]\ntabs = pytorch\nsphinx_configs = a = 1\n    b = 2\n\n"
-               "[html]\nheader_links = anything\n")
+               "[html]\nheader_links = GitHub, https://github.com/o/r, fab fa-github\n")
     config = load(tmp_path, minimal)   # a byte-order mark, as Windows editors write it
     defaults = {name: {key: spec.default for key, spec in section.keys.items()}
                 for name, section in SCHEMA.items()}

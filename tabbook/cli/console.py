@@ -150,6 +150,20 @@ class Console:
                  f"{seconds:.2f} s")
 
     # -- eval -------------------------------------------------------------------
+    def not_executed(self, forced: bool | None = None) -> None:
+        """A book with d2lbook's ``eval_notebook = False``; `forced`: said to `build.py
+        eval`, which executes it only with --force."""
+        line = "eval: eval_notebook = False in config.ini: notebooks are not executed"
+        if forced is None:
+            self.say(line)
+        elif forced:
+            self.say("eval: eval_notebook = False in config.ini, but --force: the notebooks "
+                     "are executed anyway (the site still shows them unexecuted, as "
+                     "config.ini asks)")
+        else:
+            self.say(f"{line} (the book asks for it) — set eval_notebook = True to execute "
+                     "them, or run `build.py eval --force` to execute them once anyway")
+
     def devices(self, gpus: list[Gpu]) -> None:
         if gpus:
             self.say("devices: " + "; ".join(

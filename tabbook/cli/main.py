@@ -105,7 +105,7 @@ def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Confi
     config = load_config(root)
     strict = strict or config.build.strict
     book, problems = parse_book(config)
-    problems = sorted(set(problems) | set(check_book(book, config)))
+    problems = sorted(set(problems) | set(check_book(book, config)) | set(config.warnings))
     console.problems(problems, strict)
     if any(strict or not p.warning for p in problems):
         return None
@@ -152,6 +152,8 @@ class Build:
     """Warnings are errors (--strict, or the book's warning_is_error)."""
     out: Path | None = None
     """--out: where to copy the launch notebooks or the site."""
+    split: bool = False
+    """The notebooks step ran (a book that is not executed needs it once)."""
 
     @functools.cached_property
     def numbers(self) -> Numbers:
@@ -170,7 +172,8 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
             return 1
         config, book = loaded
         # Bad option values stop here, before the lock creates _build/.
-        build = Build(book, config, Layout(root), select(book, config, args),
+        build = Build(book, config, Layout(root, config.build.eval_notebook),
+                      select(book, config, args),
                       eval_options(config, args), console, args.strict or config.build.strict,
                       getattr(args, "out", None))
         with build_lock(build.layout, console):   # once for the whole command
@@ -189,7 +192,8 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
     layout = Layout(root)
     eval_options(config, args)   # bad --python values stop here, not at every rebuild
     watched = [config.root / CONFIG_FILE, config.source_root, layout.root / "img",
-               *{(layout.root / f).parent for f in config.library.lib_files.values()}]
+               *{(layout.root / f).parent for f in config.library.lib_files.values()},
+               *config.html.files]
     watched = [p for p in dict.fromkeys(watched)
                if p.exists() and not any(p != q and p.is_relative_to(q) for q in watched)]
 
@@ -245,10 +249,30 @@ def run_notebooks(build: Build) -> int:
                              prune=not selection.partial)
     build.console.notebooks_written(result, build.layout.shown(build.layout.split),
                                     time.monotonic() - started)
+    build.split = True
     return 0
 
 
 def run_eval(build: Build) -> int:
+    """Execute the selected notebooks; for a book that is not executed (d2lbook's
+    ``eval_notebook = False``), split them instead: no kernel, no framework environment."""
+    if build.layout.executes:
+        return execute(build)
+    build.console.not_executed()
+    return 0 if build.split else run_notebooks(build)
+
+
+def run_eval_command(build: Build) -> int:
+    """`build.py eval`: a book that asks not to be executed is executed only with
+    --force (its site still shows the split notebooks, as config.ini asks)."""
+    if not build.layout.executes:
+        build.console.not_executed(forced=build.options.force)
+        if not build.options.force:
+            return 0
+    return execute(build)
+
+
+def execute(build: Build) -> int:
     """Execute the selected notebooks (the cached ones are not run), report, judge."""
     started = time.monotonic()
     console, options = build.console, build.options
@@ -310,7 +334,7 @@ def run_pdf(build: Build) -> int:
 COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] = {
     None: building(check_libraries, run_notebooks, run_eval, run_launch, run_html),
     "check": command_check, "lib": command_lib, "notebooks": building(run_notebooks),
-    "eval": building(run_eval), "launch": building(run_eval, run_launch),
+    "eval": building(run_eval_command), "launch": building(run_eval, run_launch),
     "html": building(*SITE_STEPS), "serve": command_serve,
     "pdf": building(run_eval, run_pdf), "test": command_test}
 """What each command runs (None: build.py without a command builds everything)."""

@@ -13,6 +13,8 @@ from pathlib import Path
 from .config_schema import (CONFIG_FILE, REPOSITORY, ConfigError, Settings, raise_problems,
                             read_config_file, spec_name, words)
 from .frameworks import framework
+from .model import Problem
+from .html_settings import HtmlSettings, html_settings
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
 
@@ -24,6 +26,8 @@ class ProjectConfig:
     author: str
     release: str
     lang: str
+    copyright: str = ""
+    """d2lbook's copyright line, shown in the site's footer ("" for none)."""
 
 
 @dataclass(frozen=True)
@@ -38,6 +42,8 @@ class BuildConfig:
     exclusions: tuple[str, ...]
     strict: bool
     """d2lbook's ``warning_is_error``: warnings (what d2lbook tolerates) stop the build."""
+    eval_notebook: bool = True
+    """d2lbook's key: False renders the split notebooks, no code executed."""
 
     @property
     def default_tab(self) -> str:
@@ -102,6 +108,13 @@ class Config:
     library: LibraryConfig
     launch_settings: LaunchConfig | None
     """None when config.ini has neither [launch] nor d2lbook's [colab] github_repo."""
+    html: HtmlSettings = HtmlSettings()
+    """d2lbook's [html] header links, favicon, logo, style sheets and [build] resources."""
+
+    @property
+    def warnings(self) -> tuple[Problem, ...]:
+        """What d2lbook tolerates in config.ini, at its line (errors when strict)."""
+        return self.html.warnings
 
     @property
     def source_root(self) -> Path:
@@ -222,10 +235,11 @@ def load_config(root: Path) -> Config:
         root=root,
         project=ProjectConfig(name=get("project.name"), title=get("project.title"),
                               author=get("project.author"), release=get("project.release"),
-                              lang=get("project.lang")),
+                              lang=get("project.lang"), copyright=get("project.copyright")),
         build=BuildConfig(tabs=tabs, source_dir=get("build.source_dir"), index=get("build.index"),
                           notebooks=get("build.notebooks"), exclusions=get("build.exclusions"),
-                          strict=get("build.warning_is_error")),
+                          strict=get("build.warning_is_error"),
+                          eval_notebook=get("build.eval_notebook")),
         execute=ExecuteConfig(timeout=get("execute.timeout"), jobs=get("execute.jobs")),
         library=LibraryConfig(
             version_file=get("library.version_file"),
@@ -234,6 +248,7 @@ def load_config(root: Path) -> Config:
                                   aliases=_alias_code(settings, f"library-{tab}"))
                   for tab in tabs if settings.has(f"library-{tab}")}),
         launch_settings=_launch(settings, get("project.release"), tabs),
+        html=html_settings(settings, root, root / (get("build.source_dir") or ".")),
     )
     raise_problems(settings.ini)
     return config

@@ -76,7 +76,7 @@ REPOSITORY = r"[\w.-]+/[\w.-]+"
 GIT_REF = r"[\w./-]+"
 # A section named ``<name>-*`` exists once per tab of [build] tabs (``library-pytorch``).
 SCHEMA: dict[str, SectionSpec] = {
-    "project": SectionSpec(required=True, d2lbook_only=frozenset({"copyright"}), keys={
+    "project": SectionSpec(required=True, keys={
         "name": Key(str, pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*",
                     hint="use letters, digits, '.', '_' and '-'"),
         "title": Key(str, pattern=r".+", hint="give the book a title"),
@@ -85,6 +85,7 @@ SCHEMA: dict[str, SectionSpec] = {
                        hint="use a version such as 1.0.0"),
         "lang": Key(str, default="en", pattern=r"[a-z]{2}(-[A-Z]{2})?",
                     hint="use a language code such as fr"),
+        "copyright": Key(str, default=""),
     }),
     "build": SectionSpec(required=True, keys={
         "tabs": Key("words", check=_tab_name_problem),
@@ -95,9 +96,10 @@ SCHEMA: dict[str, SectionSpec] = {
         "index": Key(str, default="index", pattern=r"[\w./-]+",
                      hint="name the root page without .md, e.g. index"),
         "warning_is_error": Key(bool, default=False),
-    }, d2lbook_only=frozenset({"rsts", "non-notebooks", "dependencies", "resources",
-                               "eval_notebook", "output_dir", "sphinx_extensions",
-                               "sphinx_configs", "origin_repo"})),
+        "eval_notebook": Key(bool, default=True),
+        "resources": Key("words", default=()),
+    }, d2lbook_only=frozenset({"rsts", "non-notebooks", "dependencies", "output_dir",
+                               "sphinx_extensions", "sphinx_configs", "origin_repo"})),
     "execute": SectionSpec(keys={
         "timeout": Key(int, default=600, minimum=1),
         "jobs": Key(int, default=0, minimum=0),
@@ -124,8 +126,17 @@ SCHEMA: dict[str, SectionSpec] = {
     "launch-*": SectionSpec(keys={"libs": Key("words", default=DERIVED)}),
     # d2lbook's other builders; [colab] github_repo stands in for [launch] github_repo.
     "colab": SectionSpec(keys={"github_repo": Key("text", default=DERIVED)}, any_key=True),
+    # What the site shows of the book's own (files relative to the book's folder; the
+    # style sheets to the sources' folder, as d2lbook reads them); d2lbook's other keys
+    # (include_js…) are accepted and ignored.
+    "html": SectionSpec(keys={
+        "header_links": Key("text", default=""),
+        "favicon": Key(str, default=""),
+        "html_logo": Key(str, default=""),
+        "include_css": Key("words", default=()),
+    }, any_key=True),
     **{name: SectionSpec(keys={}, any_key=True)
-       for name in ("deploy", "html", "pdf", "sagemaker", "slides", "translation")},
+       for name in ("deploy", "pdf", "sagemaker", "slides", "translation")},
 }
 D2LBOOK_SECTIONS = sorted(name for name, spec in SCHEMA.items() if spec.any_key)
 

@@ -19,6 +19,9 @@ FROZEN_DIR = "frozen"
 class Layout:
     root: Path
     """The book's folder (where config.ini is); outputs go to ``root/_build``."""
+    executes: bool = True
+    """False for a book that is not executed (d2lbook's ``eval_notebook = False``): what
+    readers get is made from the split notebooks (`shown_notebook`)."""
 
     @property
     def build(self) -> Path:
@@ -51,6 +54,14 @@ class Layout:
 
     def executed(self, tab: str, section: Section) -> Path:
         return self.executed_notebooks(tab) / _notebook_name(section)
+
+    def shown_notebooks(self, tab: str) -> Path:
+        """The notebooks the site, the PDF and the launch notebooks are made from: the
+        executed ones, or the split ones for a book that is not executed."""
+        return self.executed_notebooks(tab) if self.executes else self.notebooks(tab)
+
+    def shown_notebook(self, tab: str, section: Section) -> Path:
+        return self.shown_notebooks(tab) / _notebook_name(section)
 
     def cache_records(self, tab: str) -> Path:
         return self.build / "cache" / tab

@@ -189,7 +189,8 @@ def _published(token: Token, written: str, config: Config, section: Section,
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
                          section: Section, numbers: Numbers) -> nbformat.NotebookNode:
-    """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook."""
+    """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook (the
+    split one for a book that is not executed: no outputs, no provenance sentence)."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
     intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, executed))
@@ -247,7 +248,7 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
-        executed_path = layout.executed(tab, section)
+        executed_path = layout.shown_notebook(tab, section)
         if not executed_path.is_file():
             result.missing.append((section, tab))
             continue

@@ -226,8 +226,8 @@ def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Print
 
 # -- the stage ----------------------------------------------------------------------
 def _fingerprint(book: Book, config: Config, tab: str, layout: Layout) -> str:
-    return fingerprint(config.root,
-                       book_files(book, config) | set((layout.eval / tab).rglob("*.ipynb")), tab)
+    notebooks = set(layout.shown_notebooks(tab).rglob("*.ipynb"))
+    return fingerprint(config.root, book_files(book, config) | notebooks, tab)
 
 
 # What a PDF's stamp records besides the fingerprint of its inputs.

@@ -73,11 +73,13 @@ class Site:
 
 # -- one page --------------------------------------------------------------------
 def executed_notebook(layout: Layout, section: Section, tab: str) -> nbformat.NotebookNode:
-    """The executed notebook of `section` for `tab`, which the eval stage wrote."""
-    path = layout.executed(tab, section)
+    """The executed notebook of `section` for `tab`, which the eval stage wrote (the split
+    one for a book that is not executed)."""
+    path = layout.shown_notebook(tab, section)
     if not path.is_file():
-        raise RenderError(f"{section.display_path} [{tab}]: no executed notebook in "
-                          f"{layout.shown(path)} — run `python3 build.py eval`")
+        step = "eval" if layout.executes else "notebooks"
+        raise RenderError(f"{section.display_path} [{tab}]: no {'executed ' * layout.executes}"
+                          f"notebook in {layout.shown(path)} — run `python3 build.py {step}`")
     return read_notebook(path)
 
 
@@ -196,8 +198,11 @@ def _stylesheet(site: Site) -> str:
     # Every framework-specific element is hidden unless its tab is the chosen one.
     tab_rules = "\n".join(f'html[data-tab="{tab}"] [data-tab]:not([data-tab="{tab}"]) '
                           "{ display: none; }" for tab in site.tabs)
+    # The book's own style sheets ([html] include_css) come last, so that they win.
+    own = "\n".join(path.read_text(encoding="utf-8", errors="replace")
+                    for path in site.config.html.style_sheets)
     # Comments and spacing out: every page loads this sheet (budget 200 KB a page).
-    return rcssmin.cssmin(f"{light_stylesheet()}\n{dark_scoped}\n{tab_rules}\n") + "\n"
+    return rcssmin.cssmin(f"{light_stylesheet()}\n{dark_scoped}\n{tab_rules}\n{own}\n") + "\n"
 
 
 def _search_page(site: Site, folder: str) -> str:
@@ -248,8 +253,9 @@ def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
     """A hash of everything a site is made from: `book_files`, the executed and launch
     notebooks, the PDFs it offers."""
     files = book_files(book, config)
+    files.update(config.html.files)
     for tab in tabs:
-        files.update((layout.eval / tab).rglob("*.ipynb"))
+        files.update(layout.shown_notebooks(tab).rglob("*.ipynb"))
         files.update((layout.launch / tab).rglob("*.ipynb"))
         files.add(layout.pdf(config.project.name, tab))
     return fingerprint(config.root, files, repr(tabs))
@@ -324,3 +330,16 @@ def _write_site(site: Site, name: str, progress) -> None:
         shutil.copy(pdfs[tab], staging / site_path)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging)
+    _copy_book_files(site.config, staging)
+
+
+def _copy_book_files(config: Config, staging: Path) -> None:
+    """The favicon and the logo into _static/, d2lbook's [build] resources at their path
+    in the sources' folder (what the pages already hold stays)."""
+    files = {config.html.static_name(path): path
+             for path in (config.html.favicon, config.html.logo) if path}
+    for site_path, source in {**config.html.resources, **files}.items():
+        target = staging / site_path
+        if not target.exists():
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, target)
