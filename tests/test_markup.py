@@ -9,6 +9,7 @@ from conftest import write_book
 from tabbook.source.bibliography import read_bibliography
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
+from tabbook.core.language import language_of
 from tabbook.output.markup import PageContext, render_prose
 from tabbook.source.numbering import number_book
 from tabbook.output.outputs import ansi_to_html, render_outputs
@@ -35,7 +36,8 @@ def context(tmp_path):
     book, problems = parse_book(config)
     assert not problems
     section = book.chapters[0].sections[0]
-    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site", root)
+    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site", root,
+                      config.project.language)
     return ctx, section
 
 
@@ -107,6 +109,9 @@ def test_ids_from_labels_are_escaped(tmp_path):
     assert '"<' not in html
 
 
+FRENCH = language_of("fr")[0]
+
+
 def test_citations_read_author_and_year(tmp_path):
     bib = tmp_path / "refs.bib"
     bib.write_text("""
@@ -115,7 +120,7 @@ def test_citations_read_author_and_year(tmp_path):
 @misc{Goyal.ea.2017, author = {Goyal, Priya and Dollár, Piotr and He, Kaiming}, year = {2017}}
 @misc{Anonymous, title = {Sans auteur}}
 """, encoding="utf-8")
-    labels = {key: entry.label() for key, entry in read_bibliography(bib).items()}
+    labels = {key: entry.label(FRENCH) for key, entry in read_bibliography(bib).items()}
     assert labels == {"Knuth.1984": "Knuth, 1984", "Patarasuk.Yuan.2009": "Patarasuk et Yuan, 2009",
                       "Goyal.ea.2017": "Goyal et al., 2017", "Anonymous": "Anonymous, s. d."}
 

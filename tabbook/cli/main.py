@@ -105,7 +105,7 @@ def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Confi
     config = load_config(root)
     strict = strict or config.build.strict
     book, problems = parse_book(config)
-    problems = sorted(set(problems) | set(check_book(book, config)))
+    problems = sorted(set(problems) | set(check_book(book, config)) | set(config.warnings))
     console.problems(problems, strict)
     if any(strict or not p.warning for p in problems):
         return None

@@ -13,6 +13,8 @@ from pathlib import Path
 from .config_schema import (CONFIG_FILE, REPOSITORY, ConfigError, Settings, raise_problems,
                             read_config_file, spec_name, words)
 from .frameworks import framework
+from .language import CATALOGUES, Language, language_of
+from .model import Problem
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
 
@@ -24,6 +26,9 @@ class ProjectConfig:
     author: str
     release: str
     lang: str
+    """As written; "" when not written (d2lbook's default: English)."""
+    language: Language
+    """The readers' words (site, PDF, launch notebooks): `lang`'s catalogue, or English."""
 
 
 @dataclass(frozen=True)
@@ -102,6 +107,9 @@ class Config:
     library: LibraryConfig
     launch_settings: LaunchConfig | None
     """None when config.ini has neither [launch] nor d2lbook's [colab] github_repo."""
+    warnings: tuple[Problem, ...] = ()
+    """What d2lbook tolerates in config.ini (a language without a catalogue here): located
+    warnings, shown with the checks' problems."""
 
     @property
     def source_root(self) -> Path:
@@ -205,6 +213,19 @@ def _tabs(settings: Settings) -> tuple[str, ...]:
     return tabs
 
 
+def _language(settings: Settings) -> tuple[Language, tuple[Problem, ...]]:
+    """[project] lang's `Language`, and a warning where it falls back to English."""
+    lang = settings.get("project", "lang") or ""
+    language, wrong = language_of(lang)
+    if wrong is None:
+        return language, ()
+    return language, (Problem(
+        CONFIG_FILE, settings.line("project", "lang"),
+        f"[project] lang = {wrong}: the site, PDF and launch notebooks read in English",
+        f"write one of {', '.join(sorted(CATALOGUES))} (or leave it: English is d2lbook's "
+        "default)", warning=True),)
+
+
 def load_config(root: Path) -> Config:
     """Read and validate ``root/config.ini``; every mistake is reported at once."""
     path = root / CONFIG_FILE
@@ -213,6 +234,7 @@ def load_config(root: Path) -> Config:
                           "or name it with -C DIR")
     settings = read_config_file(path)
     tabs = _tabs(settings)
+    language, warnings = _language(settings)
 
     def get(key: str):
         section, _, name = key.partition(".")
@@ -222,7 +244,7 @@ def load_config(root: Path) -> Config:
         root=root,
         project=ProjectConfig(name=get("project.name"), title=get("project.title"),
                               author=get("project.author"), release=get("project.release"),
-                              lang=get("project.lang")),
+                              lang=get("project.lang"), language=language),
         build=BuildConfig(tabs=tabs, source_dir=get("build.source_dir"), index=get("build.index"),
                           notebooks=get("build.notebooks"), exclusions=get("build.exclusions"),
                           strict=get("build.warning_is_error")),
@@ -234,6 +256,7 @@ def load_config(root: Path) -> Config:
                                   aliases=_alias_code(settings, f"library-{tab}"))
                   for tab in tabs if settings.has(f"library-{tab}")}),
         launch_settings=_launch(settings, get("project.release"), tabs),
+        warnings=warnings,
     )
     raise_problems(settings.ini)
     return config
