@@ -139,8 +139,8 @@ def _bibliography(ctx: PageContext) -> str:
 
 
 def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """:numref:/:ref:/:eqref: -> a link with its text in the book's language, :cite: -> (Author, year), a :label:
-    in the text -> an anchor."""
+    """:numref:/:ref:/:eqref: -> a link with its text in the book's language, :cite: ->
+    (Author, year), a :label: in the text -> an anchor."""
     meta, ctx = tokens[index].meta, env["ctx"]
     if meta["role"] == "eval":
         return _inline_value(meta["content"].strip(), env)
