@@ -225,7 +225,7 @@ CHINESE = {
     "copy": "复制",
     "copy_label": "复制代码",
     "copied": "已复制",
-    "heading_link": "本节的链接",
+    "heading_link": "此标题的链接",
     "figure": "图{number}",
     "output_figure": "代码生成的图",
     "missing_value": "[未计算的值：{expression}]",
