@@ -342,7 +342,7 @@ def test_the_corpus_renders_its_whole_site_without_executing(corpus):
         up = "../" * (len(section.path.parts) - 1)
         assert f'<img class="logo" src="{up}_static/logo-with-text.png" alt="">' in page
         assert f'<link rel="icon" href="{up}_static/favicon.png">' in page
-        assert f'<nav class="header-links" aria-label="Liens">{header}</nav>' in page
+        assert f'<nav class="header-links" aria-label="链接">{header}</nav>' in page   # zh
         assert "© 2022, All authors. Licensed under CC-BY-SA-4.0 and MIT-0." in page
         assert "exécuté le" not in page
     assert (site / "_static" / "logo-with-text.png").read_bytes() == \

@@ -57,7 +57,7 @@ def test_a_book_that_is_not_executed_is_rendered_from_its_split_notebooks(tmp_pa
     assert "sortie" in page and "42" not in page   # the code, no output
     # No sentence pretending the code ran; the page says it did not.
     assert "exécuté le" not in page
-    assert "Le code de cette page n'a pas été exécuté pour construire le livre." in page
+    assert "Le code de cette page n&#39;a pas été exécuté pour construire le livre." in page
     assert "Cette page ne contient pas de code exécuté." in \
         (site / "index.html").read_text(encoding="utf-8")
     # The launch notebooks: the code without outputs, no word about outputs shown.

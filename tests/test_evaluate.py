@@ -181,7 +181,7 @@ def test_the_frozen_key_holds_across_releases_of_one_major_version(tmp_path):
     assert result.count(Status.FROZEN) == 1
     # ...and readers are told the exact release that computed the outputs.
     executed = nbformat.read(book.executed_path, as_version=4)
-    assert "PyTorch 2.11.0+cu130" in describe("pytorch", executed)
+    assert "PyTorch 2.11.0+cu130" in describe("pytorch", executed, book.config.project.language)
     # A new major version: the result is out of date, the section runs here.
     stale = book.section(book.plan("3.0.0"))
     assert stale.runs and stale.frozen.state is Frozen.STALE

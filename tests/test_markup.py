@@ -4,11 +4,13 @@ from __future__ import annotations
 import base64
 
 import nbformat
+import pytest
 
 from conftest import write_book
-from tabbook.source.bibliography import read_bibliography
+from tabbook.source.bibliography import latex_text, read_bibliography
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
+from tabbook.core.language import language_of
 from tabbook.output.markup import PageContext, render_prose
 from tabbook.source.numbering import number_book
 from tabbook.output.outputs import ansi_to_html, render_outputs
@@ -35,7 +37,8 @@ def context(tmp_path):
     book, problems = parse_book(config)
     assert not problems
     section = book.chapters[0].sections[0]
-    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site", root)
+    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site", root,
+                      config.project.language)
     return ctx, section
 
 
@@ -107,6 +110,9 @@ def test_ids_from_labels_are_escaped(tmp_path):
     assert '"<' not in html
 
 
+FRENCH = language_of("fr")[0]
+
+
 def test_citations_read_author_and_year(tmp_path):
     bib = tmp_path / "refs.bib"
     bib.write_text("""
@@ -115,9 +121,51 @@ def test_citations_read_author_and_year(tmp_path):
 @misc{Goyal.ea.2017, author = {Goyal, Priya and Dollár, Piotr and He, Kaiming}, year = {2017}}
 @misc{Anonymous, title = {Sans auteur}}
 """, encoding="utf-8")
-    labels = {key: entry.label() for key, entry in read_bibliography(bib).items()}
+    labels = {key: entry.label(FRENCH) for key, entry in read_bibliography(bib).items()}
     assert labels == {"Knuth.1984": "Knuth, 1984", "Patarasuk.Yuan.2009": "Patarasuk et Yuan, 2009",
                       "Goyal.ea.2017": "Goyal et al., 2017", "Anonymous": "Anonymous, s. d."}
+
+
+@pytest.mark.parametrize("written, shown", [
+    (r"Universit{\'e} de Montr{\'e}al", "Université de Montréal"),   # {\'e}
+    (r"Montr\'{e}al, Montr\'eal, Montr{\'{e}}al", "Montréal, Montréal, Montréal"),
+    (r"Fran{\c{c}}ois, Fran\c{c}ois, Fran{\c c}ois, {\c{C}}a",
+     "François, François, François, Ça"),
+    (r"\`a \^e \"o \~n \=a \.z \u{g} \v{s} \H{o} \k{a} \r{u} \d{s} \b{t}",
+     "à ê ö ñ ā ż ğ š ő ą ů ṣ ṯ"),
+    (r"na\"{\i}ve, na{\"\i}ve, \'{\i}", "naïve, naïve, í"),          # dotless i takes it
+    (r"Stra\ss e, Stra{\ss}e, {\o}re, \O, {\ae}, \AE, \oe uvre, {\aa}, \AA ngstr\"om",
+     "Straße, Straße, øre, Ø, æ, Æ, œuvre, å, Ångström"),
+    (r"{\L}ukasiewicz, \l{}\'od\'z", "Łukasiewicz, łódź"),
+    (r"\& 50\% \$5 \# \_ \{x\}", "& 50% $5 # _ {x}"),
+    (r"pp.~1--10 --- ``quoted'' \emph{vraiment} \textbf{gras} \TeX{} $O(n)$",
+     "pp.\u00a01–10 — “quoted” vraiment gras TeX O(n)"),
+    (r"{Deep} {L}earning", "Deep Learning"),
+])
+def test_latex_accents_and_signs_in_bibtex_read_as_unicode(written, shown):
+    assert latex_text(written) == shown
+
+
+def test_bibtex_strings_concatenation_and_names(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text(r"""
+@STRING{mtl = {Montr{\'e}al}}
+@string(udem = "Universit{\'e} de " # mtl)
+@comment{not an entry, really}
+@techreport{B.2003, author = {Bengio, Yoshua and {Barnes and Noble} and Fran{\c{c}}ois Chollet},
+  institution = udem # ", Qu{\'e}bec", month = nov, year = 2003,
+  title = "A {"}quoted{"} title"}
+""", encoding="utf-8")
+    entry = read_bibliography(bib)["B.2003"]
+    assert entry.fields["institution"] == "Université de Montréal, Québec"
+    assert entry.fields["month"] == "November" and entry.fields["year"] == "2003"
+    assert entry.fields["title"] == 'A "quoted" title'
+    assert [(n.first, n.last) for n in entry.names] == [
+        ("Yoshua", "Bengio"), ("", "Barnes and Noble"), ("François", "Chollet")]
+    assert entry.label(FRENCH) == "Bengio et al., 2003"
+    assert entry.text(FRENCH) == ("Yoshua Bengio, Barnes and Noble et François Chollet (2003). "
+                                  'A "quoted" title. Université de Montréal, Québec.')
+    assert list(read_bibliography(bib)) == ["B.2003"]   # @string and @comment are no entries
 
 
 def test_math_is_converted_once_for_the_check_and_the_page(tmp_path):

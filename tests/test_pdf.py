@@ -28,7 +28,7 @@ from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output import pdf
-from tabbook.output.pdf import MARGINS, PdfError, Printed, french_date, write_pdfs
+from tabbook.output.pdf import MARGINS, PdfError, Printed, write_pdfs
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
 from test_html import parse_page
@@ -337,11 +337,6 @@ def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(PdfError, match=r"no-chromium is missing — install it"):
         write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
     assert not (root / "_build" / "pdf").exists()
-
-
-def test_french_dates():
-    assert french_date(datetime.date(2026, 12, 1)) == "1er décembre 2026"
-    assert french_date(datetime.date(2027, 8, 15)) == "15 août 2027"
 
 
 class FakeChromium:

@@ -13,8 +13,9 @@ from pathlib import Path
 from .config_schema import (CONFIG_FILE, REPOSITORY, ConfigError, Settings, raise_problems,
                             read_config_file, spec_name, words)
 from .frameworks import framework
-from .model import Problem
 from .html_settings import HtmlSettings, html_settings
+from .language import CATALOGUES, Language, language_of
+from .model import Problem
 
 __all__ = ["CONFIG_FILE", "Config", "ConfigError", "load_config"]
 
@@ -26,6 +27,9 @@ class ProjectConfig:
     author: str
     release: str
     lang: str
+    """As written; "" when not written (d2lbook's default: English)."""
+    language: Language
+    """The readers' words (site, PDF, launch notebooks): `lang`'s catalogue, or English."""
     copyright: str = ""
     """d2lbook's copyright line, shown in the site's footer ("" for none)."""
 
@@ -110,11 +114,13 @@ class Config:
     """None when config.ini has neither [launch] nor d2lbook's [colab] github_repo."""
     html: HtmlSettings = HtmlSettings()
     """d2lbook's [html] header links, favicon, logo, style sheets and [build] resources."""
+    language_warnings: tuple[Problem, ...] = ()
+    """A language without a catalogue here (read in English, as d2lbook does)."""
 
     @property
     def warnings(self) -> tuple[Problem, ...]:
         """What d2lbook tolerates in config.ini, at its line (errors when strict)."""
-        return self.html.warnings
+        return self.language_warnings + self.html.warnings
 
     @property
     def source_root(self) -> Path:
@@ -218,6 +224,19 @@ def _tabs(settings: Settings) -> tuple[str, ...]:
     return tabs
 
 
+def _language(settings: Settings) -> tuple[Language, tuple[Problem, ...]]:
+    """[project] lang's `Language`, and a warning where it falls back to English."""
+    lang = settings.get("project", "lang") or ""
+    language, wrong = language_of(lang)
+    if wrong is None:
+        return language, ()
+    return language, (Problem(
+        CONFIG_FILE, settings.line("project", "lang"),
+        f"[project] lang = {wrong}: the site, PDF and launch notebooks read in English",
+        f"write one of {', '.join(sorted(CATALOGUES))} (or leave it: English is d2lbook's "
+        "default)", warning=True),)
+
+
 def load_config(root: Path) -> Config:
     """Read and validate ``root/config.ini``; every mistake is reported at once."""
     path = root / CONFIG_FILE
@@ -226,6 +245,7 @@ def load_config(root: Path) -> Config:
                           "or name it with -C DIR")
     settings = read_config_file(path)
     tabs = _tabs(settings)
+    language, warnings = _language(settings)
 
     def get(key: str):
         section, _, name = key.partition(".")
@@ -235,7 +255,8 @@ def load_config(root: Path) -> Config:
         root=root,
         project=ProjectConfig(name=get("project.name"), title=get("project.title"),
                               author=get("project.author"), release=get("project.release"),
-                              lang=get("project.lang"), copyright=get("project.copyright")),
+                              lang=get("project.lang"), language=language,
+                              copyright=get("project.copyright")),
         build=BuildConfig(tabs=tabs, source_dir=get("build.source_dir"), index=get("build.index"),
                           notebooks=get("build.notebooks"), exclusions=get("build.exclusions"),
                           strict=get("build.warning_is_error"),
@@ -249,6 +270,7 @@ def load_config(root: Path) -> Config:
                   for tab in tabs if settings.has(f"library-{tab}")}),
         launch_settings=_launch(settings, get("project.release"), tabs),
         html=html_settings(settings, root, root / (get("build.source_dir") or ".")),
+        language_warnings=warnings,
     )
     raise_problems(settings.ini)
     return config

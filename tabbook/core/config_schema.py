@@ -83,8 +83,8 @@ SCHEMA: dict[str, SectionSpec] = {
         "author": Key(str, default=""),
         "release": Key(str, pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
                        hint="use a version such as 1.0.0"),
-        "lang": Key(str, default="en", pattern=r"[a-z]{2}(-[A-Z]{2})?",
-                    hint="use a language code such as fr"),
+        # Any value: one without a catalogue here is a warning (config.py), as in d2lbook.
+        "lang": Key(str, default=""),
         "copyright": Key(str, default=""),
     }),
     "build": SectionSpec(required=True, keys={

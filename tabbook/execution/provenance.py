@@ -1,4 +1,5 @@
-"""Where and when a notebook's outputs were produced, as readers are told it (in French).
+"""Where and when a notebook's outputs were produced, as readers are told it (in the book's
+language: `core/language.py` holds the words).
 
 The execute stage records the provenance in the notebook's metadata, and the
 frozen stage whether the outputs came from the frozen store or a frozen result
@@ -10,6 +11,7 @@ from __future__ import annotations
 import datetime
 
 from ..core.frameworks import display_name
+from ..core.language import Language
 from ..core.model import METADATA_KEY
 
 
@@ -33,46 +35,45 @@ def frozen_origin(note: dict) -> str:
     return f"{names}, {provenance.get('date', '?')[:10]}"
 
 
-def _devices(provenance: dict) -> str:
+def _devices(provenance: dict, language: Language) -> str:
     devices = provenance.get("devices", "CPU")
     if devices == "CPU":
-        return "sur le processeur (aucun GPU)"
-    return "sur " + ", ".join(
-        f"{d['name']} ({d['memory_mib'] / 1024:.0f} Gio, pilote {d['driver']}, CUDA {d['cuda']})"
-        for d in devices)
+        return language.text("on_cpu")
+    return language.text("on_devices", devices=", ".join(
+        language.text("device", name=d["name"], memory=f"{d['memory_mib'] / 1024:.0f}",
+                      driver=d["driver"], cuda=d["cuda"]) for d in devices))
 
 
-def describe(tab: str, notebook) -> str:
+def describe(tab: str, notebook, language: Language) -> str:
     """« Code PyTorch exécuté le 21/11/2026 à 10:00 UTC sur … — PyTorch 2.13.0, Python
-    3.11.7, 4,2 s pour 12 cellules. », then what the frozen store has to do with it
-    ("" for a notebook that ran no code)."""
+    3.11.7, 4,2 s pour 12 cellules. », then what the frozen store has to do with it, in
+    the book's `language` ("" for a notebook that ran no code)."""
     provenance = provenance_of(notebook)
     if not provenance.get("cell_seconds"):
         return ""
-    return " ".join(filter(None, [_execution(tab, provenance), _frozen(tab, frozen_of(notebook))]))
+    return language.sentences(_execution(tab, provenance, language),
+                              _frozen(tab, frozen_of(notebook), language))
 
 
-def _date(provenance: dict) -> str:
-    return datetime.datetime.fromisoformat(provenance["date"]).strftime("%d/%m/%Y à %H:%M UTC")
+def _moment(provenance: dict, language: Language) -> str:
+    return language.moment(datetime.datetime.fromisoformat(provenance["date"]))
 
 
-def _frozen(tab: str, note: dict) -> str:
+def _frozen(tab: str, note: dict, language: Language) -> str:
     if note.get("status") == "used":
-        return (f"Ces sorties sont figées dans le dépôt du livre ({note['path']}) : elles ne "
-                "sont recalculées que si le code change.")
+        return language.text("frozen_used", path=note["path"])
     if note.get("status") == "stale":
         frozen = note["provenance"]
-        return (f"Le résultat figé de ce code, obtenu le {_date(frozen)} {_devices(frozen)}, "
-                f"est périmé : le code, la bibliothèque d2l ou la version majeure de "
-                f"{display_name(tab)} ont changé depuis. Les sorties affichées viennent donc "
-                "de cette construction.")
+        return language.text("frozen_stale", moment=_moment(frozen, language),
+                             devices=_devices(frozen, language), framework=display_name(tab))
     return ""
 
 
-def _execution(tab: str, provenance: dict) -> str:
+def _execution(tab: str, provenance: dict, language: Language) -> str:
     name = display_name(tab)
-    seconds = f"{provenance['total_seconds']:.1f}".replace(".", ",")
-    return (f"Code {name} exécuté le {_date(provenance)} {_devices(provenance)} — "
-            f"{name} {provenance.get('framework_version', '?')}, "
-            f"Python {provenance.get('python', '?')}, {seconds} s pour "
-            f"{len(provenance['cell_seconds'])} cellules.")
+    return language.text(
+        "ran", framework=name, moment=_moment(provenance, language),
+        devices=_devices(provenance, language),
+        version=provenance.get("framework_version", "?"), python=provenance.get("python", "?"),
+        seconds=language.decimal(provenance["total_seconds"]),
+        cells=language.plural("cells", len(provenance["cell_seconds"])))

@@ -9,12 +9,14 @@ read paths relative to the notebook.
 
 Outputs are kept: a student sees the expected results before running anything,
 the first cell says where and when they were produced, and every run replaces
-them.
+them. The first cells speak the book's language (``[project] lang``).
 """
 from __future__ import annotations
 
 import copy
+import json
 import shutil
+import textwrap
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,6 +29,7 @@ from ..bootstrap.records import fingerprint, read_record, write_record
 from ..core.config import CONFIG_FILE, Config
 from ..core.files import read_notebook, tool_files, write_notebook_if_changed
 from ..core.frameworks import display_name, framework
+from ..core.language import Language
 from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
@@ -79,7 +82,16 @@ def _library_missing(config: Config) -> str:
     return f"installed_version({distribution!r}) != {config.project.release!r}"
 
 
+def _literals(text: str, indent: int) -> str:
+    """`text` as Python: adjacent double-quoted literals, one per line of the code."""
+    lines = textwrap.wrap(text, 75)
+    return f"\n{' ' * indent}".join(json.dumps(line + (" " if i < len(lines) - 1 else ""),
+                                                ensure_ascii=False)
+                                     for i, line in enumerate(lines))
+
+
 def _setup_code(config: Config, tab: str, section: Section) -> str:
+    language = config.project.language
     requirements = [*config.launch.libs[tab], *section.required_libs]
     guard = ""
     if tab == "mxnet":
@@ -109,44 +121,36 @@ changed = [name for name, module in list(sys.modules.items())
            if "." not in name and installed_version(name)
            and getattr(module, "__version__", None) not in (None, installed_version(name))]
 if changed:
-    print("Redémarrez la session (Colab : Exécution › Redémarrer la session), puis "
-          "reprenez à la cellule suivante :", ", ".join(changed), "a changé de version.")'''
+    print({_literals(language.text("launch_restart"), 10)}, ", ".join(changed), \
+{_literals(language.text("launch_changed"), 10)})'''
+
+
+def _gpu_text(tab: str, section: Section, language: Language) -> str:
+    """What the section does with a GPU, and how to get one on each platform."""
+    if not section.gpus:
+        return language.text("launch_no_gpu")
+    gpus = language.plural("gpus", section.gpus)
+    if not framework(tab).gpu_on_platforms:
+        return language.text("launch_cpu_only", gpus=gpus, framework=display_name(tab))
+    return language.text("launch_gpu", gpus=gpus)
 
 
 def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
-    name = display_name(tab)
-    installs = [f"le paquet `d2l` du livre (version {config.project.release})"]
+    language, release = config.project.language, config.project.release
+    installs = [language.text("launch_library", release=release)]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
-    listed = ", ".join(installs[:-1]) + " et " + installs[-1] if len(installs) > 1 else installs[0]
+    setup = "launch_setup_many" if len(installs) > 1 else "launch_setup_one"
     lines = [
-        f"**{config.project.title}** — section « {section.title} », version **{name}** "
-        f"(livre {config.project.release}).",
+        language.text("launch_title", title=config.project.title, section=section.title,
+                      framework=display_name(tab), release=release),
         "",
-        f"Exécutez d'abord la cellule d'installation ci-dessous : elle installe {listed}, "
-        + ("s'ils manquent" if len(installs) > 1 else "s'il manque")
-        + ". Sur Kaggle, l'installation demande d'activer *Settings › Internet* "
-        "(compte vérifié par téléphone).",
+        language.text(setup, listed=language.join(installs)),
         "",
+        _gpu_text(tab, section, language),
     ]
-    if section.gpus:
-        gpu = "un GPU" if section.gpus == 1 else f"{section.gpus} GPU"
-        if not framework(tab).gpu_on_platforms:
-            lines.append(
-                f"Cette section tire parti de {gpu}, mais MXNet n'a pas de version GPU "
-                "installable sur Colab ni sur Kaggle (le projet est arrêté depuis 2023 et ses "
-                "paquets CUDA s'arrêtent à CUDA 11) : ici, tout tourne sur le processeur, "
-                "ce que le code détecte et affiche.")
-        else:
-            lines.append(
-                f"Cette section tire parti de {gpu}. Sur Colab : *Exécution › Modifier le type "
-                "d'exécution › GPU*. Sur Kaggle : *Settings › Accelerator › GPU*. Sans GPU, "
-                "le code tourne quand même, sur le processeur, et le dit.")
-    else:
-        lines.append("Cette section n'a pas besoin de GPU.")
-    produced = describe(tab, executed)
+    produced = describe(tab, executed, language)
     if produced:
-        lines += ["", f"Les sorties déjà affichées sont celles du livre : "
-                      f"{produced} Les vôtres les remplaceront."]
+        lines += ["", language.text("launch_outputs", provenance=produced)]
     return "\n".join("> " + line if line else ">" for line in lines)
 
 
@@ -184,7 +188,7 @@ def _published(token: Token, written: str, config: Config, section: Section,
     if target is None:
         return written
     url = f"{config.launch.site_url}{target.page}.html#{target.anchor}"
-    return f"[{target.text(role, custom)}]({url})"
+    return f"[{target.text(role, custom, config.project.language)}]({url})"
 
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,

@@ -3,7 +3,8 @@
 Prose is d2lbook Markdown, read from its markdown-it tokens (`roles`): headings
 get their number and anchor, an image alone with its ``:label:`` becomes a
 numbered <figure>, ``$$…$$`` with ``:eqlabel:`` a numbered equation,
-``:numref:``/``:eqref:``/``:ref:`` links with French text. Math becomes MathML
+``:numref:``/``:eqref:``/``:ref:`` links with the book's words (`PageContext.language`),
+in its typography (French spacing for a French book). Math becomes MathML
 here, at build time: pages need no script or network for it.
 """
 from __future__ import annotations
@@ -19,14 +20,14 @@ from markdown_it import MarkdownIt
 from markdown_it.common.utils import escapeHtml
 from markdown_it.token import Token
 
+from ..core.language import Language
 from ..core.model import project_path
 from ..source.latex import to_mathml
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
-from ..notebooks.inline import value_text
-from .typography import french, starts_with_punctuation, tie_leading_unit
+from .typography import starts_with_punctuation, tie_leading_unit, typeset
 
 
 def _math(latex: str, display: bool) -> str:
@@ -47,6 +48,8 @@ class PageContext:
     site: Path
     """The site folder, where images are copied."""
     project_root: Path
+    language: Language
+    """The book's language: the words of references, captions and labels, the typography."""
     outline: list[tuple[int, str, str]] = field(default_factory=list)
     """(level, anchor, text) of the page's ## and ### headings, for the in-page outline."""
     heading_offset: int = 0
@@ -89,6 +92,10 @@ class PageContext:
             target.write_bytes(data)
         return self.asset(name)
 
+    def typeset(self, text: str) -> str:
+        """`text` in the book's typography (French spacing for a French book)."""
+        return typeset(text, self.language)
+
 
 # -- prose -------------------------------------------------------------------
 Env = dict
@@ -114,25 +121,26 @@ def _citation(content: str, ctx: PageContext) -> str:
             page, entry = ctx.numbers.works[key]
             url = ctx.url(page, "bib-" + _slug(key))
             links.append(f'<a class="citation" href="{html.escape(url)}">'
-                         f'{html.escape(french(entry.label()))}</a>')
+                         f'{html.escape(ctx.typeset(entry.label(ctx.language)))}</a>')
         else:   # the checks warned about it
             links.append(html.escape(key))
-    return f"({' ; '.join(links)})"
+    return f"({ctx.language.text('citations').join(links)})"
 
 
 def _bibliography(ctx: PageContext) -> str:
     """The works cited in the book whose entries this page's .bib file holds, in the
     alphabetical order of their labels."""
     works = sorted(((key, entry) for key, (page, entry) in ctx.numbers.works.items()
-                    if page == ctx.page), key=lambda work: work[1].label().casefold())
-    items = "".join(f'<li id="bib-{_slug(key)}">{html.escape(french(entry.text()))}</li>'
+                    if page == ctx.page), key=lambda work: work[1].label(ctx.language).casefold())
+    items = "".join(f'<li id="bib-{_slug(key)}">'
+                    f'{html.escape(ctx.typeset(entry.text(ctx.language)))}</li>'
                     for key, entry in works)
     return f'<ol class="bibliography">{items}</ol>'
 
 
 def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """:numref:/:ref:/:eqref: -> a link with its French text, :cite: -> (Author, year), a :label:
-    in the text -> an anchor."""
+    """:numref:/:ref:/:eqref: -> a link with its text in the book's language, :cite: ->
+    (Author, year), a :label: in the text -> an anchor."""
     meta, ctx = tokens[index].meta, env["ctx"]
     if meta["role"] == "eval":
         return _inline_value(meta["content"].strip(), env)
@@ -146,19 +154,24 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
         return html.escape(custom or label)
     url = ctx.url(target.page, target.anchor)
     if not url:   # a page this document leaves out (a PDF without that framework's section)
-        return html.escape(target.text(meta["role"], custom))
+        return html.escape(target.text(meta["role"], custom, ctx.language))
     return (f'<a class="reference" href="{html.escape(url)}">'
-            f'{html.escape(target.text(meta["role"], custom))}</a>')
+            f'{html.escape(target.text(meta["role"], custom, ctx.language))}</a>')
 
 
 def _inline_value(expression: str, env: Env) -> str:
     """An ``:eval:`` value as each tab computed it: one text when the tabs agree, else
     one per tab, which the framework choice shows (CSS, as tab panels). Left out of the
     French typography pass: the value is shown as its code wrote it."""
-    entries = env.get("values") or {"": {}}
-    shown = {tab: (value_text(found.get(expression), expression),
-                   found.get(expression) is None or "value" not in found[expression])
-             for tab, found in entries.items()}
+    entries, language = env.get("values") or {"": {}}, env["ctx"].language
+
+    def value(entry: dict | None) -> tuple[str, bool]:
+        """The value's text, and whether it is missing (then a visible mark)."""
+        if entry is not None and "value" in entry:
+            return entry["value"], False
+        return language.text("missing_value", expression=expression), True
+
+    shown = {tab: value(found.get(expression)) for tab, found in entries.items()}
 
     def span(text: str, missing: bool, tab: str = "") -> str:
         tab_attribute = f' data-tab="{html.escape(tab)}"' if tab else ""
@@ -181,19 +194,22 @@ def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> 
 
 
 def _text(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """Prose text in French typography; an autolink's text (a URL) as written."""
+    """Prose text in the book's typography; an autolink's text (a URL) as written."""
     content, before = tokens[index].content, tokens[index - 1] if index > 0 else None
     if before is not None and before.type == "link_open" and before.info == "auto":
         return escapeHtml(content)
+    if not env["ctx"].language.french:
+        return escapeHtml(content)
     if before is not None and before.type == "role" and before.meta["role"] == "eval":
         content = tie_leading_unit(content)
-    return escapeHtml(french(content))
+    return escapeHtml(env["ctx"].typeset(content))
 
 
 def _softbreak(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """A line break before ``: …`` gives way to the narrow space the next text starts with."""
+    """A line break before ``: …`` gives way to the narrow space the next text starts with
+    (French typography)."""
     following = tokens[index + 1] if index + 1 < len(tokens) else None
-    if following is not None and following.type == "text" and \
+    if env["ctx"].language.french and following is not None and following.type == "text" and \
             starts_with_punctuation(following.content):
         return ""
     return self.softbreak(tokens, index, options, env)
@@ -225,14 +241,14 @@ def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
     anchor = labels[0] if labels else _slug(plain_text(children))
     if level in (2, 3):   # the outline's template escapes what it shows
         ctx.outline.append((level, anchor, (number + " " if number else "") +
-                            french(plain_text(children).strip())))
+                            ctx.typeset(plain_text(children).strip())))
     anchor = html.escape(anchor)
     shown = f'<span class="number">{number}</span> ' if number else ""
     body = MARKDOWN.renderer.renderInline(children, MARKDOWN.options, env).strip()
     tag = f"h{min(level + ctx.heading_offset, 6)}"
+    link = html.escape(ctx.language.text("heading_link"))
     return (f'<{tag} id="{anchor}">{shown}{body}'
-            f'<a class="anchor" href="#{anchor}" aria-label="Lien vers cette partie" '
-            f'data-pagefind-ignore>#</a>'
+            f'<a class="anchor" href="#{anchor}" aria-label="{link}" data-pagefind-ignore>#</a>'
             f'</{tag}>\n')
 
 
@@ -249,9 +265,10 @@ def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
     if "width" in found:
         style = f' style="width: min(100%, {html.escape(found["width"].meta["content"])})"'
     caption_text = MARKDOWN.renderer.renderInline(image.children, MARKDOWN.options, env)
-    caption = (f'<figcaption><span class="number">Figure {number}</span> — {caption_text}'
-               f'</figcaption>' if number else f"<figcaption>{caption_text}</figcaption>")
-    plain_alt = html.escape(french(plain_text(image.children)), quote=True)
+    shown = html.escape(ctx.language.text("figure", number=number))
+    caption = (f'<figcaption><span class="number">{shown}</span> — {caption_text}</figcaption>'
+               if number else f"<figcaption>{caption_text}</figcaption>")
+    plain_alt = html.escape(ctx.typeset(plain_text(image.children)), quote=True)
     return (f'<figure{anchor}><img src="{html.escape(ctx.image(image.meta["path"]))}" '
             f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
 

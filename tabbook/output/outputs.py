@@ -91,10 +91,6 @@ def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
     return Markup()
 
 
-# Outputs carry no description of their figures; the text around the cell gives one.
-FIGURE_ALT = "Figure produite par le code"
-
-
 def render_outputs(outputs: list, ctx: PageContext) -> Markup:
     """The outputs of one code cell, richest representation first."""
     rendered = []
@@ -106,5 +102,7 @@ def render_outputs(outputs: list, ctx: PageContext) -> Markup:
         elif kind == "error":
             rendered.append(_pre("output error", "\n".join(output.get("traceback", []))))
         elif kind in ("display_data", "execute_result"):
-            rendered.append(_rich(output.get("data", {}), FIGURE_ALT, ctx))
+            # Outputs carry no description of their figures; the text around gives one.
+            rendered.append(_rich(output.get("data", {}), ctx.language.text("output_figure"),
+                                  ctx))
     return Markup("").join(rendered)

@@ -3,7 +3,8 @@
 The print layout is one HTML document (``templates/print.html``): a title page,
 the table of contents, then every page of the book that the framework has, made
 by the HTML book's own renderers (`markup.render_prose`, `render.page_parts`):
-the same numbers, French references and executed outputs, for this tab only.
+the same numbers, references and executed outputs, for this tab only, in the book's
+language.
 Chapters are <h1> and their sections <h2>, so that Chromium's outline (the PDF's
 bookmarks) nests them; references and the table of contents are links inside
 the document.
@@ -49,8 +50,6 @@ MARGINS = {"top": "18mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
 # Chromium draws the footer in the bottom margin, with its own tiny default font size.
 FOOTER = ('<div style="width: 100%; text-align: center; font-size: 10px; color: #4f5866; '
           'font-family: \'DejaVu Sans\', sans-serif;"><span class="pageNumber"></span></div>')
-MONTHS = ("janvier", "février", "mars", "avril", "mai", "juin", "juillet", "août",
-          "septembre", "octobre", "novembre", "décembre")
 
 
 class PdfError(BookError):
@@ -100,11 +99,6 @@ class PrintContext(PageContext):
         return site_path
 
 
-def french_date(day: datetime.date) -> str:
-    """« 1er décembre 2026 », « 23 novembre 2026 »."""
-    return f"{'1er' if day.day == 1 else day.day} {MONTHS[day.month - 1]} {day.year}"
-
-
 def page_anchor(section: Section) -> str:
     return "page-" + re.sub(r"[^\w-]", "-", section.name)
 
@@ -133,7 +127,7 @@ def _page_body(entry: Entry, tab: str, base: PrintContext, layout: Layout) -> Ma
     # One tab: a tab group is that tab's fragments, shown bare.
     body = Markup("").join(Markup("").join(part[tab]) if isinstance(part, dict) else part
                            for part in parts)
-    provenance = describe(tab, notebook)
+    provenance = describe(tab, notebook, ctx.language)
     if provenance:
         body += Markup('<p class="provenance">{}</p>').format(provenance)
     return body
@@ -162,13 +156,14 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
         shutil.rmtree(folder)
     entries = contents(book, numbers, tab)
     online = config.launch_settings.site_url if config.launch_settings else ""
-    base = PrintContext("", "", numbers, folder, config.root,
+    language = config.project.language
+    base = PrintContext("", "", numbers, folder, config.root, language,
                         anchors={e.section.name: e.anchor for e in entries}, online=online)
     bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
     atomic_write(folder / STYLESHEET, light_stylesheet() + "\n" +
                  (ASSETS / STYLESHEET).read_text(encoding="utf-8"))
-    return PrintLayout(entries, bodies, {"project": config.project, "tab": tab,
-                                         "date": french_date(today), "stylesheet": STYLESHEET})
+    return PrintLayout(entries, bodies, {"project": config.project, "ui": language, "tab": tab,
+                                         "date": language.date(today), "stylesheet": STYLESHEET})
 
 
 # -- printing -----------------------------------------------------------------------

@@ -17,7 +17,7 @@ from pathlib import Path
 import jinja2
 import nbformat
 import rcssmin
-from markupsafe import Markup
+from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 
 from ..bootstrap.errors import BookError
@@ -25,6 +25,7 @@ from ..bootstrap.records import FINGERPRINT, fingerprint, read_record, tree_hash
 from ..core.config import CONFIG_FILE, Config
 from ..core.files import read_notebook, tool_files
 from ..core.frameworks import display_name
+from ..core.language import Language
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
@@ -34,7 +35,7 @@ from .outputs import highlight_code, render_outputs
 from ..execution.provenance import describe
 from ..notebooks.inline import section_expressions, values_by_key
 from ..notebooks.split import code_cells
-from .typography import french
+from .typography import typeset
 
 ASSETS = Path(__file__).parent / "assets"
 TEMPLATES = Path(__file__).parent / "templates"
@@ -42,8 +43,27 @@ ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html"]),
     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
     keep_trailing_newline=True)
+
+
+def say(language: Language, key: str, **values: object) -> Markup:
+    """The catalogue's string `key` for a page: in the book's typography, escaped, with
+    `values` escaped unless they are Markup already (an element, code)."""
+    return Markup(escape(typeset(language.template(key), language))).format(**values)
+
+
+SCRIPT_STRINGS = ("copy", "copy_label", "copied", "theme", "theme_change", "theme_auto",
+                  "theme_light", "theme_dark", "search_found")
+"""The catalogue's strings that book.js shows (its ``{named}`` values filled in there)."""
+
+
+def script_strings(language: Language) -> dict[str, str]:
+    """What book.js says, in the book's language and typography (``<body data-ui>``)."""
+    return {key: typeset(language.template(key), language) for key in SCRIPT_STRINGS}
+
+
 ENVIRONMENT.filters["framework"] = display_name
-ENVIRONMENT.filters["french"] = french   # titles outside the prose: TOC, pager, <title>
+ENVIRONMENT.filters["typeset"] = typeset   # titles outside the prose: TOC, pager, <title>
+ENVIRONMENT.globals.update(say=say, script_strings=script_strings)
 MACROS = ENVIRONMENT.get_template("macros.html").module
 
 Part = Markup | dict[str, list[Markup]]
@@ -167,17 +187,19 @@ def _launch(site: Site, section: Section, tab: str, ctx: PageContext) -> _Launch
 def render_page(site: Site, pages: list[Section], position: int) -> str:
     section = pages[position]
     page_tabs = [t for t in site.tabs if t in section.tabs]
+    language = site.config.project.language
     ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
-                      site.config.root)
+                      site.config.root, language)
     notebooks = {tab: executed_notebook(site.layout, section, tab) for tab in page_tabs}
     parts = page_parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
     launches = [_launch(site, section, tab, ctx) for tab in page_tabs
                 if has_launch_notebook(section, tab)]
     provenance = [(tab, text) for tab in page_tabs
-                  if (text := describe(tab, notebooks[tab]))]
+                  if (text := describe(tab, notebooks[tab], language))]
     number = site.numbers.sections.get(section.name, "")
     return ENVIRONMENT.get_template("page.html").render(
-        site=site, ctx=ctx, title=french(f"{number} {section.title}".strip()), parts=parts,
+        site=site, ctx=ctx, ui=language, title=typeset(f"{number} {section.title}".strip(),
+                                                       language), parts=parts,
         launches=launches, provenance=provenance, page_tabs=page_tabs if launches else [],
         previous=pages[position - 1] if position > 0 else None,
         following=pages[position + 1] if position + 1 < len(pages) else None)
@@ -207,13 +229,16 @@ def _stylesheet(site: Site) -> str:
 
 def _search_page(site: Site, folder: str) -> str:
     """The search page; `folder` is the site's folder in _build, as the reader serves it."""
-    ctx = PageContext("search", "search.md", site.numbers, site.folder, site.config.root)
+    language = site.config.project.language
+    ctx = PageContext("search", "search.md", site.numbers, site.folder, site.config.root,
+                      language)
     return ENVIRONMENT.get_template("search.html").render(
-        site=site, ctx=ctx, title="Recherche", page_tabs=[], folder=folder)
+        site=site, ctx=ctx, ui=language, title=say(language, "search"), page_tabs=[],
+        folder=folder)
 
 
 def _index_search(folder: Path) -> None:
-    """Pagefind builds the search index (French stemming from <html lang="fr">)."""
+    """Pagefind builds the search index (its stemming follows <html lang>)."""
     from pagefind_bin import get_executable
 
     result = subprocess.run([str(get_executable()), "--site", str(folder), "--silent"],

@@ -1,5 +1,8 @@
 """French typography of the text readers read, applied when rendering: sources stay plain.
 
+It applies to French books only (``[project] lang = fr``): `typeset(text, language)`
+is `french(text)` for them and the text as written for any other language.
+
 `french(text)` is the only place that knows these rules; the renderer
 (`markup.py`) applies it to the text of the prose (markdown-it ``text`` tokens:
 never code, mathematics, raw HTML or a link's target) and to titles shown
@@ -24,6 +27,8 @@ renderer gets it.
 from __future__ import annotations
 
 import re
+
+from ..core.language import Language
 
 NARROW = "\u202f"
 """Narrow no-break space: before ; : ! ?, inside « », between groups of digits."""
@@ -67,3 +72,9 @@ def french(text: str) -> str:
     text = _OPEN_QUOTE.sub("«" + NARROW, text)
     text = _CLOSE_QUOTE.sub(NARROW + "»", text)
     return _PUNCTUATION.sub(lambda m: NARROW + m.group(1), text)
+
+
+def typeset(text: str, language: Language) -> str:
+    """`text` in the typography of `language`: French spacing for a French book, the text
+    as written otherwise."""
+    return french(text) if language.french else text

@@ -12,12 +12,13 @@ from dataclasses import dataclass, field
 from markdown_it.token import Token
 
 from .bibliography import Entry, entries_by_page
+from ..core.language import Language
 from ..core.model import Book, CellKind, Label, Section
 from .roles import figure_image, top_level_blocks
 
-# How a reference reads in French, by the kind of its target.
-KIND_NAMES = {"chapter": "chapitre", "section": "section", "figure": "figure",
-              "table": "tableau", "equation": "équation"}
+KINDS = ("chapter", "section", "figure", "table", "equation")
+"""The kinds of numbered targets; how a reference to each reads is the language's
+``ref_<kind>`` string (core/language.py)."""
 
 
 @dataclass(frozen=True)
@@ -29,17 +30,20 @@ class Target:
     number: str        # "" when unnumbered (the preface)
     title: str = ""
 
-    def text(self, role: str, custom: str | None = None) -> str:
-        """How a reference to this target reads: `custom` if the writer gave one
-        (`` :numref:`texte <label>` ``), « (2.1) » for an :eqref:, the title for a
-        :ref:, « figure 2.1 » for a :numref: (the title when unnumbered)."""
+    def text(self, role: str, custom: str | None, language: Language) -> str:
+        """How a reference to this target reads in `language`: `custom` if the writer gave
+        one (`` :numref:`texte <label>` ``), « (2.1) » for an :eqref:, the title for a
+        :ref:, « figure 2.1 », “Fig. 2.1”, 「图2.1」 for a :numref: (the title when
+        unnumbered)."""
         if custom is not None:
             return custom
         if role == "eqref":
             return f"({self.number})"
         if role == "ref" or not self.number:
             return self.title
-        return f"{KIND_NAMES.get(self.kind, self.kind)} {self.number}"
+        if self.kind in KINDS:
+            return language.text(f"ref_{self.kind}", number=self.number)
+        return f"{self.kind} {self.number}"
 
 
 @dataclass

@@ -5,6 +5,13 @@
   var root = document.documentElement;
   var bookTabs = JSON.parse(document.body.dataset.bookTabs || "[]");
   var pageTabs = (document.body.dataset.pageTabs || "").split(" ").filter(Boolean);
+  // The book's words, in its language (render.py's script_strings): say("theme", {theme: x}).
+  var strings = JSON.parse(document.body.dataset.ui || "{}");
+  function say(key, values) {
+    return (strings[key] || key).replace(/\{(\w+)\}/g, function (whole, name) {
+      return values && name in values ? String(values[name]) : whole;
+    });
+  }
   var names = {};
   document.querySelectorAll("#framework-select option").forEach(function (o) {
     names[o.value] = o.textContent;
@@ -71,14 +78,14 @@
 
   // -- theme -------------------------------------------------------------------
   var themes = ["auto", "light", "dark"];
-  var labels = { auto: "automatique", light: "clair", dark: "sombre" };
   var themeButton = document.querySelector("button.theme");
   var systemDark = window.matchMedia("(prefers-color-scheme: dark)");
   function showTheme(theme) {
     root.dataset.theme = theme;
     root.dataset.scheme = theme === "auto" ? (systemDark.matches ? "dark" : "light") : theme;
-    themeButton.setAttribute("aria-label", "Thème\u202f: " + labels[theme] + " (changer)");
-    themeButton.title = "Thème\u202f: " + labels[theme];
+    var label = say("theme_" + theme);
+    themeButton.setAttribute("aria-label", say("theme_change", { theme: label }));
+    themeButton.title = say("theme", { theme: label });
   }
   showTheme(stored("tabbook-theme") || "auto");
   systemDark.addEventListener("change", function () { showTheme(root.dataset.theme); });
@@ -100,13 +107,13 @@
     var button = document.createElement("button");
     button.type = "button";
     button.className = "copy";
-    button.textContent = "Copier";
-    button.setAttribute("aria-label", "Copier le code");
+    button.textContent = say("copy");
+    button.setAttribute("aria-label", say("copy_label"));
     button.addEventListener("click", function () {
       var text = pre.querySelector("code").innerText;
       var done = function () {
-        button.textContent = "Copié";
-        setTimeout(function () { button.textContent = "Copier"; }, 1500);
+        button.textContent = say("copied");
+        setTimeout(function () { button.textContent = say("copy"); }, 1500);
       };
       if (navigator.clipboard && window.isSecureContext) {
         navigator.clipboard.writeText(text).then(done, function () { fallback(text); done(); });
@@ -198,7 +205,7 @@
         engine.then(function (pagefind) { return pagefind.debouncedSearch(query, {}, 200); })
           .then(function (found) {
             if (!found || ticket !== latest) return null;
-            status.textContent = found.results.length + " page(s) pour «\u202f" + query + "\u202f»";
+            status.textContent = say("search_found", { count: found.results.length, query: query });
             return Promise.all(found.results.slice(0, 10).map(function (r) { return r.data(); }));
           })
           .then(function (pages) {
