@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 
 # A cell's tab mark, alone on its line: `%%tab pytorch` or d2lbook's older `#@tab pytorch`.
 TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
+LINE_MENTION = re.compile(r"\bline \d+\b")
 
 
 @dataclass(frozen=True)
@@ -33,8 +34,8 @@ class CodeIssue:
     def located(self, first_line: int) -> str:
         """The message, the lines it names given as .md lines (the cell's is `first_line`)."""
         lines = iter(self.mentioned)
-        return re.sub(r"\bline \d+\b", lambda found: f"line {first_line + next(lines)}",
-                      self.message) if self.mentioned else self.message
+        return LINE_MENTION.sub(lambda found: f"line {first_line + next(lines)}",
+                                self.message) if self.mentioned else self.message
 
 
 @dataclass
@@ -221,33 +222,44 @@ class Difference:
     line: int
     header: int
     """The header of the tab branch d2lbook reads the line in (the last one above it)."""
-    detail: str
-    mentioned: tuple[int, ...]
+    theirs: Resolved
+    ours: Resolved
+
+    def detail(self, lines: list[str], compiles: bool) -> tuple[str, tuple[int, ...]]:
+        """What d2lbook does with the line, in words, and the lines the words name (where
+        d2lbook's code does not compile, its blocks mean nothing: the indentation is said)."""
+        line = self.line
+        if line not in self.ours.origins or line not in self.theirs.origins:
+            what = "keeps line {}, which Python's nesting drops" if line in \
+                self.theirs.origins else "drops line {}, which Python's nesting keeps"
+            return what.format(line), (line,)
+        if compiles:
+            inside, python_inside = _block(self.theirs, line), _block(self.ours, line)
+            return (f"puts line {line} {_where(inside, lines)}, where Python's nesting puts "
+                    f"it {_where(python_inside, lines)}",
+                    tuple(i for i in (line, inside, python_inside) if i is not None))
+        return (f"indents line {line} by {_depth(self.theirs, line)} spaces, where Python's "
+                f"nesting indents it by {_depth(self.ours, line)}"), (line,)
 
 
-def difference(lines: list[str], steps: Plan, python: Resolved,
-               d2lbook: Resolved) -> Difference | None:
+def difference(steps: Plan, python: Resolved, d2lbook: Resolved) -> Difference | None:
     """Where the two readings part (blank lines aside), None where they give the same code."""
     ours, theirs = _code_lines(python), _code_lines(d2lbook)
     parted = [i for i in sorted(ours.keys() | theirs.keys()) if ours.get(i) != theirs.get(i)]
     if not parted:
         return None
-    line = parted[0]
     header = max((b.branch.header for b in steps.bodies
-                  if not b.ordinary and b.branch.header < line), default=line)
-    if line not in ours or line not in theirs:
-        what = "keeps line {}, which Python's nesting drops" if line not in ours else \
-            "drops line {}, which Python's nesting keeps"
-        return Difference(line, header, what.format(line), (line,))
-    inside, python_inside = _block(d2lbook, line), _block(python, line)
-    return Difference(line, header, f"puts line {line} {_where(inside)}, where Python's "
-                      f"nesting puts it {_where(python_inside)}",
-                      tuple(i for i in (line, inside, python_inside) if i is not None))
+                  if not b.ordinary and b.branch.header < parted[0]), default=parted[0])
+    return Difference(parted[0], header, d2lbook, python)
 
 
 def _code_lines(resolved: Resolved) -> dict[int, str]:
     """Source line -> output line, for the lines that are not blank."""
     return {o: text for o, text in zip(resolved.origins, resolved.lines) if text.strip()}
+
+
+def _depth(resolved: Resolved, line: int) -> int:
+    return indent(resolved.lines[resolved.origins.index(line)])
 
 
 def _block(resolved: Resolved, line: int) -> int | None:
@@ -261,5 +273,10 @@ def _block(resolved: Resolved, line: int) -> int | None:
     return None
 
 
-def _where(block: int | None) -> str:
-    return "at the cell's top level" if block is None else f"in the block of line {block}"
+def _where(block: int | None, lines: list[str]) -> str:
+    if block is None:
+        return "at the cell's top level"
+    opener = lines[block].strip()
+    if LINE_MENTION.search(opener):   # would be taken for a line the message names
+        return f"in the block of line {block}"
+    return f"in the block of line {block} ({opener if len(opener) <= 40 else opener[:37] + '...'})"

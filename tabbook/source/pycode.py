@@ -78,25 +78,26 @@ class Analysis:
         if not self.chains:
             return python
         d2lbook = d2lbook_reading(self.source_lines, steps)
-        parted = difference(self.source_lines, steps, python, d2lbook)
+        parted = difference(steps, python, d2lbook)
         if parted is None:
             return python
         follow = _compile_error(d2lbook.text) is None
         chosen = d2lbook if follow else python
-        chosen.note = _misleading(parted, follow)
+        chosen.note = _misleading(parted, self.source_lines, follow)
         return chosen
 
 
-def _misleading(parted: Difference, followed: bool) -> CodeIssue:
+def _misleading(parted: Difference, lines: list[str], followed: bool) -> CodeIssue:
     """The warning where d2lbook reads a cell's branches otherwise than Python."""
     outcome = "this build does as d2lbook" if followed else \
         "its code does not compile, so this build follows Python's nesting"
+    detail, mentioned = parted.detail(lines, followed)
     return CodeIssue(parted.header, "the indentation of this branch is misleading: d2lbook "
                      "reads tab.selected branches line by line (it drops the if line and "
-                     f"dedents the lines below it by one level) and {parted.detail}; {outcome}",
+                     f"dedents the lines below it by one level) and {detail}; {outcome}",
                      "don't nest tab.selected branches: give each set of tabs a branch of "
                      "its own, with all its code at the indentation it is meant to have",
-                     parted.mentioned)
+                     mentioned)
 
 
 def _enclosing_tab_branch(lines: list[str], error_line: int) -> int | None:

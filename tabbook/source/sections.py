@@ -277,8 +277,11 @@ class SectionParser:
             self.problem(1, "the section has no '# Title' heading (its file name stands in)",
                          "start it with '# Title'", warning=True)
         self.section.title = self.section.title or self.section.path.stem
-        self.section.tabs = self.section.declared_tabs if self.section.declared_tabs \
-            is not None else self.inferred_tabs()
+        declared = self.section.declared_tabs
+        # d2lbook makes a tab's notebook from the cells alone, whatever the declaration says;
+        # a declared tab that no cell names gets its notebook too (this build's promise).
+        self.section.tabs = self.inferred_tabs() if declared is None else \
+            declared + tuple(tab for tab in self.named_tabs() if tab not in declared)
 
     def fenced_block(self, lines: list[str], index: int, marker: str, info: str) -> int:
         """The block whose fence opens on lines[index]; the index of the line after it.
@@ -302,12 +305,16 @@ class SectionParser:
         return end + 1
 
     def inferred_tabs(self) -> tuple[str, ...]:
-        """A section without tab declaration has the tabs its cells name (d2lbook's
-        ``get_tab_notebook``): the default tab if a cell is in it, every other tab that
-        a cell names explicitly; a section without code, every tab of the book."""
-        cells = self.section.cells
-        if not any(cell.kind is CellKind.CODE for cell in cells):
+        """A section without tab declaration has the tabs its cells name (`named_tabs`);
+        a section without code, every tab of the book."""
+        if not any(cell.kind is CellKind.CODE for cell in self.section.cells):
             return self.book_tabs
+        return self.named_tabs()
+
+    def named_tabs(self) -> tuple[str, ...]:
+        """The tabs d2lbook's ``get_tab_notebook`` makes a notebook for: the default tab if a
+        cell is in it, every other tab that a cell (code or prose) names explicitly."""
+        cells = self.section.cells
         named = {tab for cell in cells if cell.tab_line is not None for tab in cell.tabs}
         if any(cell.in_tab(self.default_tab) for cell in cells
                if cell.kind is CellKind.CODE or cell.tab_line is not None):
