@@ -376,3 +376,17 @@ def test_book_tabs_come_from_config(tmp_path):
     assert problems_of(tmp_path) == [
         f"{S}:8: unknown tab 'tensorflow' in %%tab — use one of: all, mxnet, pytorch",
     ]
+
+
+def test_a_tab_without_library_that_cells_bring_is_said_without_library(tmp_path):
+    """A book tab with no [library-<tab>] still gets the notebook its cells give it."""
+    config = CONFIG.replace("tabs = pytorch, mxnet, tensorflow",
+                            "tabs = pytorch, mxnet, tensorflow, jax")
+    write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre",
+                                            "```{.python .input}\n%%tab jax\nx = 1\n```")},
+               config)
+    assert problems_of(tmp_path) == [
+        f"{S}:9: warning: %%tab jax gives the section a notebook for jax, though its "
+        "tab.interact_select list (pytorch, mxnet, tensorflow) leaves it out: as d2lbook does, "
+        "the notebook is made — add 'jax' to the section's tab.interact_select([...]), or "
+        "change the cell's tabs"]

@@ -183,6 +183,20 @@ def test_where_both_readings_agree_nothing_changes_and_nothing_is_said():
     assert resolve(sources[2], "pytorch") == "a = 1\n\nb = 3\n"
 
 
+def test_the_last_tab_header_decides_alone_as_in_d2lbook():
+    """A PyTorch branch nested in an MXNet one: Python never runs it, d2lbook keeps it for
+    PyTorch (the last header read is the PyTorch one), dedented by one level."""
+    source = ("class Layer:\n    if tab.selected('mxnet'):\n        def forward(self, x):\n"
+              "            return x\n        if tab.selected('pytorch'):\n"
+              "            def extra_repr(self):\n                return 'layer'\n")
+    resolved = analyse(source).resolve("pytorch")
+    assert resolved.text == ("class Layer:\n        def extra_repr(self):\n"
+                             "            return 'layer'\n")
+    assert resolved.note.located(1).endswith(
+        "and keeps line 6, which Python's nesting drops; this build does as d2lbook")
+    assert resolve(source, "mxnet") == "class Layer:\n    def forward(self, x):\n        return x\n"
+
+
 def test_a_d2lbook_reading_that_does_not_compile_gives_way_to_python():
     """Tab branches nested as Python nests them: d2lbook's one-level dedent would leave the
     line after the inner branch over-indented (it could not build this cell)."""

@@ -56,7 +56,7 @@ def _tab_problems(section: Section, config: Config) -> list[Problem]:
         if cell.tab_line is not None:
             _check_tab_names(found, cell, book_tabs)
     if section.declared_tabs is not None:
-        _undeclared_tabs(found, config.build.default_tab)
+        _undeclared_tabs(found, config)
     return found.problems
 
 
@@ -72,7 +72,7 @@ def _check_tab_names(found: _Findings, cell: Cell, book_tabs: tuple[str, ...]) -
                       f"use one of: {', '.join((ALL_TABS,) + book_tabs)}")
 
 
-def _undeclared_tabs(found: _Findings, default_tab: str) -> None:
+def _undeclared_tabs(found: _Findings, config: Config) -> None:
     """The tabs that cells give a notebook though the section's tab.interact_select list
     leaves them out: d2lbook makes those notebooks (and their library code), and so does
     this build. One warning per tab, at the first cell that brings it."""
@@ -81,15 +81,23 @@ def _undeclared_tabs(found: _Findings, default_tab: str) -> None:
     for tab in section.tabs:
         if tab in declared:
             continue
-        cell = next(c for c in section.cells if tab in c.tabs and c.tab_line is not None or
-                    tab == default_tab and c.in_tab(tab) and
-                    (c.kind is CellKind.CODE or c.tab_line is not None))
+        cell = next(c for c in section.cells if _brings(c, tab, config.build.default_tab))
+        library = f", and its #@save code goes into the {tab} library" \
+            if tab in config.library.tabs else ""
         found.add(cell.line if cell.tab_line is None else cell.tab_line,
                   f"{_bringer(cell, tab)} gives the section a notebook for {tab}, though its "
                   f"tab.interact_select list ({', '.join(declared)}) leaves it out: as d2lbook "
-                  f"does, the notebook is made, and its #@save code goes into the {tab} "
-                  f"library", f"add {tab!r} to the section's tab.interact_select([...]), or "
-                  "change the cell's tabs", warning=True)
+                  f"does, the notebook is made{library}", f"add {tab!r} to the section's "
+                  "tab.interact_select([...]), or change the cell's tabs", warning=True)
+
+
+def _brings(cell: Cell, tab: str, default_tab: str) -> bool:
+    """Whether `cell` gives its section a notebook for `tab` (d2lbook's get_tab_notebook):
+    it names the tab, or it is in the default tab."""
+    if cell.tab_line is not None and tab in cell.tabs:
+        return True
+    return tab == default_tab and cell.in_tab(tab) and \
+        (cell.kind is CellKind.CODE or cell.tab_line is not None)
 
 
 def _bringer(cell: Cell, tab: str) -> str:
