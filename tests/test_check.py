@@ -43,9 +43,52 @@ CATALOGUE = [
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['pytorch'])\n```", "# Titre",
                         "```{.python .input}\n%%tab mxnet\nx = 1\n```")},
-     [f"{S}:9: warning: tab 'mxnet' in %%tab is not declared by this section (pytorch); no "
-      "notebook shows it — add it to the section's tab.interact_select([...]) or change the "
-      "tab"]),
+     [f"{S}:9: warning: %%tab mxnet gives the section a notebook for mxnet, though its "
+      "tab.interact_select list (pytorch) leaves it out: as d2lbook does, the notebook is "
+      "made, and its #@save code goes into the mxnet library — add 'mxnet' to the section's "
+      "tab.interact_select([...]), or change the cell's tabs"]),
+    ("prose of a tab the section leaves out",
+     {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
+                        "tab.interact_select(['pytorch'])\n```", "# Titre",
+                        ":begin_tab:`pytorch, tensorflow`\nTexte.\n:end_tab:")},
+     [f"{S}:8: warning: :begin_tab: pytorch, tensorflow gives the section a notebook for "
+      "tensorflow, though its tab.interact_select list (pytorch) leaves it out: as d2lbook "
+      "does, the notebook is made, and its #@save code goes into the tensorflow library — add "
+      "'tensorflow' to the section's tab.interact_select([...]), or change the cell's tabs"]),
+    ("a tab mark inside a cell (d2lbook's older dialect)",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab pytorch, mxnet\n"
+                        "x = 1\n\n#@tab pytorch, mxnet\ndef f():\n    return x\n```")},
+     [f"{S}:12: warning: a tab mark inside the cell (#@tab pytorch, mxnet) is removed from the "
+      "code, as d2lbook removes it — remove the line: line 9 gives the cell's tabs"]),
+    ("a tab mark inside a cell names other tabs",
+     {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab pytorch\nx = 1\n"
+                        "#@tab mxnet\ny = 2\n```")},
+     [f"{S}:9: warning: a tab mark inside the cell (%%tab pytorch) names other tabs than the "
+      "cell's (mxnet, from line 11: d2lbook takes a cell's first #@tab line, else its first "
+      "%%tab line); it is removed from the code — split the cell there, each part with its "
+      "own %%tab line",
+      f"{S}:11: warning: #@tab is not on the first line of the cell (it applies to the whole "
+      "cell) — move it to the cell's first line"]),
+    ("a nested tab.selected branch indented as d2lbook reads it",
+     {"chap/sec.md": md(DECLARE, "# Titre", """
+        ```{.python .input}
+        %%tab all
+        class Block:
+            if tab.selected('mxnet', 'tensorflow'):
+                def __init__(self):
+                    self.ready = True
+                if tab.selected('tensorflow'):
+                    self.training = None
+            if tab.selected('pytorch'):
+                def __init__(self):
+                    self.ready = True
+        ```""")},
+     [f"{S}:14: [tensorflow] warning: the indentation of this branch is misleading: d2lbook "
+      "reads tab.selected branches line by line (it drops the if line and dedents the lines "
+      "below it by one level) and puts line 15 in the block of line 12 (def __init__(self):), "
+      "where Python's nesting puts it in the block of line 10 (class Block:); this build does "
+      "as d2lbook — don't nest tab.selected branches: give each set of tabs a branch of its "
+      "own, with all its code at the indentation it is meant to have"]),
     ("tab.selected in an expression",
      {"chap/sec.md": md(DECLARE, "# Titre",
                         "```{.python .input}\n%%tab all\nx = 1 if tab.selected('mxnet') else 2\n```")},
@@ -150,8 +193,10 @@ CATALOGUE = [
      {"chap/sec.md": md("```{.python .input}\n%load_ext d2lbook.tab\n"
                         "tab.interact_select(['mxnet'])\n```", "# Titre",
                         "```{.python .input}\nx = 1\n```")},
-     [f"{S}:9: an untagged code cell belongs to the default tab 'pytorch', which this "
-      "section does not declare — start the cell with %%tab <tab>"]),
+     [f"{S}:9: warning: an untagged code cell (of the default tab, pytorch) gives the section "
+      "a notebook for pytorch, though its tab.interact_select list (mxnet) leaves it out: as "
+      "d2lbook does, the notebook is made, and its #@save code goes into the pytorch library "
+      "— add 'pytorch' to the section's tab.interact_select([...]), or change the cell's tabs"]),
     ("%%tab without a name",
      {"chap/sec.md": md(DECLARE, "# Titre", "```{.python .input}\n%%tab\nx = 1\n```")},
      [f"{S}:9: %%tab names no tab — write e.g. %%tab pytorch"]),
@@ -331,3 +376,17 @@ def test_book_tabs_come_from_config(tmp_path):
     assert problems_of(tmp_path) == [
         f"{S}:8: unknown tab 'tensorflow' in %%tab — use one of: all, mxnet, pytorch",
     ]
+
+
+def test_a_tab_without_library_that_cells_bring_is_said_without_library(tmp_path):
+    """A book tab with no [library-<tab>] still gets the notebook its cells give it."""
+    config = CONFIG.replace("tabs = pytorch, mxnet, tensorflow",
+                            "tabs = pytorch, mxnet, tensorflow, jax")
+    write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre",
+                                            "```{.python .input}\n%%tab jax\nx = 1\n```")},
+               config)
+    assert problems_of(tmp_path) == [
+        f"{S}:9: warning: %%tab jax gives the section a notebook for jax, though its "
+        "tab.interact_select list (pytorch, mxnet, tensorflow) leaves it out: as d2lbook does, "
+        "the notebook is made — add 'jax' to the section's tab.interact_select([...]), or "
+        "change the cell's tabs"]

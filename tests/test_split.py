@@ -125,6 +125,154 @@ def test_magics_are_kept_and_do_not_stop_the_resolution():
     assert resolve(source, "pytorch") == "!nvidia-smi\n"
 
 
+# -- d2lbook's line-by-line reading of the branches ---------------------------------
+
+# A class of a d2lbook book: the TensorFlow line belongs to __init__ for d2lbook, which
+# drops the `if` line and dedents what follows by one level; Python nests it in the class.
+MISLEADING = """\
+class Module:
+    if tab.selected('mxnet', 'tensorflow'):
+        def __init__(self):
+            self.board = []
+        if tab.selected('tensorflow'):
+            self.training = None
+    if tab.selected('pytorch'):
+        def __init__(self):
+            self.board = []
+
+    def describe(self):
+        return 'module'
+"""
+
+
+def test_a_misleadingly_indented_branch_is_read_as_d2lbook_reads_it():
+    # d2lbook's code, to the blank line that it drops with the PyTorch branch before it.
+    resolved = analyse(MISLEADING).resolve("tensorflow")
+    assert resolved.text == (
+        "class Module:\n    def __init__(self):\n        self.board = []\n"
+        "        self.training = None\n    def describe(self):\n        return 'module'\n")
+    namespace: dict = {}
+    exec(resolved.text, namespace)     # Python's nesting would fail here: no self in a class
+    assert namespace["Module"]().training is None
+    note = resolved.note
+    assert note.index == 4     # the nested header, the branch d2lbook reads the line in
+    assert note.located(20) == (
+        "the indentation of this branch is misleading: d2lbook reads tab.selected branches "
+        "line by line (it drops the if line and dedents the lines below it by one level) and "
+        "puts line 25 in the block of line 22 (def __init__(self):), where Python's nesting "
+        "puts it in the block of line 20 (class Module:); this build does as d2lbook")
+    # The other tabs read the same either way: no warning.
+    for tab in ("mxnet", "pytorch"):
+        resolved = analyse(MISLEADING).resolve(tab)
+        assert resolved.note is None
+        assert "self.training" not in resolved.text and "self.board = []" in resolved.text
+
+
+def test_where_both_readings_agree_nothing_changes_and_nothing_is_said():
+    """The usual branches, `else` and `not` included: d2lbook's reading gives the same code
+    (blank lines aside), so the code is Python's, without a warning."""
+    sources = [CHAIN, MISLEADING.replace("        if tab.selected('tensorflow'):\n"
+                                         "            self.training = None\n", ""),
+               "if not tab.selected(['mxnet']):\n    a = 1\nelse:\n    a = 2\n\nb = 3\n",
+               "def f(x):\n    if x:\n        return 1\n    elif tab.selected('mxnet'):\n"
+               "        return 2\n    else:\n        return 3\n"]
+    for source in sources:
+        for tab in TABS:
+            assert analyse(source).resolve(tab).note is None, (source, tab)
+    assert resolve(sources[2], "mxnet") == "a = 2\n\nb = 3\n"
+    assert resolve(sources[2], "pytorch") == "a = 1\n\nb = 3\n"
+
+
+def test_the_last_tab_header_decides_alone_as_in_d2lbook():
+    """A PyTorch branch nested in an MXNet one: Python never runs it, d2lbook keeps it for
+    PyTorch (the last header read is the PyTorch one), dedented by one level."""
+    source = ("class Layer:\n    if tab.selected('mxnet'):\n        def forward(self, x):\n"
+              "            return x\n        if tab.selected('pytorch'):\n"
+              "            def extra_repr(self):\n                return 'layer'\n")
+    resolved = analyse(source).resolve("pytorch")
+    assert resolved.text == ("class Layer:\n        def extra_repr(self):\n"
+                             "            return 'layer'\n")
+    assert resolved.note.located(1).endswith(
+        "and keeps line 6, which Python's nesting drops; this build does as d2lbook")
+    assert resolve(source, "mxnet") == "class Layer:\n    def forward(self, x):\n        return x\n"
+
+
+def test_a_d2lbook_reading_that_does_not_compile_gives_way_to_python():
+    """Tab branches nested as Python nests them: d2lbook's one-level dedent would leave the
+    line after the inner branch over-indented (it could not build this cell)."""
+    source = ("def f(x):\n    if tab.selected('pytorch', 'mxnet'):\n        y = 1\n"
+              "        if tab.selected('pytorch'):\n            y = 2\n        x += y\n"
+              "    return x\n")
+    resolved = analyse(source).resolve("pytorch")
+    assert resolved.text == "def f(x):\n    y = 1\n    y = 2\n    x += y\n    return x\n"
+    assert resolved.note.index == 3
+    assert resolved.note.located(1).endswith(
+        "indents line 5 by 8 spaces, where Python's nesting indents it by 4; its code does "
+        "not compile, so this build follows Python's nesting")
+
+
+def test_tab_marks_inside_a_cell_are_removed_and_lines_still_point_at_the_md(tmp_path):
+    text = md(DECLARE, """
+        # Titre
+
+        ```{.python .input}
+        %%tab pytorch, mxnet
+        def area(r):  #@save
+            return 3 * r * r
+
+        #@tab pytorch, mxnet
+        def half(x):  #@save
+            return x / 2
+        ```
+
+        ```{.python .input}
+        x = 1
+        %%tab mxnet
+        y = 2
+        ```
+    """)
+    (tmp_path / "sec.md").write_text(text, encoding="utf-8")
+    section, problems = parse_section(tmp_path / "sec.md", tmp_path, tmp_path, TABS)
+    assert [(p.line, p.warning) for p in problems] == [(13, True), (20, True)]
+    lines = text.split("\n")
+    for tab in ("pytorch", "mxnet"):
+        (first, *rest) = [c for c in split_section(section, tab).cells if c.cell_type == "code"]
+        assert first.source == ("def area(r):  #@save\n    return 3 * r * r\n\n"
+                                "def half(x):  #@save\n    return x / 2")
+        assert [lines[n - 1] for n in first.metadata["tabbook"]["lines"]] == \
+            first.source.split("\n")
+    # A %%tab further down gives the whole cell its tab; its line goes, with no blank left.
+    (late,) = [c for c in split_section(section, "mxnet").cells if c.cell_type == "code"][1:]
+    assert late.source == "x = 1\ny = 2" and late.metadata["tabbook"]["lines"] == [19, 21]
+
+
+def test_a_tab_the_declaration_leaves_out_still_gets_its_notebook(tmp_path):
+    """d2lbook makes a tab's notebook from the cells, whatever tab.interact_select says."""
+    text = md(DECLARE, """
+        # Titre
+
+        ```{.python .input}
+        %%tab all
+        def double(x):  #@save
+            return 2 * x
+        ```
+
+        ```{.python .input}
+        %%tab jax
+        import jax
+        ```
+    """)
+    (tmp_path / "sec.md").write_text(text, encoding="utf-8")
+    book_tabs = TABS + ("jax",)
+    section, _ = parse_section(tmp_path / "sec.md", tmp_path, tmp_path, book_tabs)
+    assert section.declared_tabs == TABS and section.tabs == book_tabs
+    result = write_notebooks([section], book_tabs, Layout(tmp_path))
+    assert result.missing_tabs == [] and len(result.written) == 4
+    assert code(split_section(section, "jax")) == ["def double(x):  #@save\n    return 2 * x",
+                                                   "import jax"]
+    assert code(split_section(section, "pytorch")) == ["def double(x):  #@save\n    return 2 * x"]
+
+
 # -- notebooks ----------------------------------------------------------------
 
 def test_untagged_code_goes_to_the_default_tab_and_all_to_every_tab(tmp_path):

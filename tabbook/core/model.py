@@ -93,8 +93,9 @@ class Section:
     title: str = ""
     cells: list[Cell] = field(default_factory=list)
     tabs: tuple[str, ...] = ()
-    """The tabs this section produces a notebook for: its declared tabs, or, without a
-    declaration, the tabs its cells name (d2lbook's ``get_tab_notebook``)."""
+    """The tabs this section produces a notebook for: the tabs its cells name (d2lbook's
+    ``get_tab_notebook``, which reads no declaration), after its declared tabs if it has a
+    declaration; without one and without code, every tab of the book."""
     declared_tabs: tuple[str, ...] | None = None
     """The tabs of `tab.interact_select([...])`, None if the section has none."""
     declaration_line: int = 0

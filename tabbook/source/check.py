@@ -53,33 +53,59 @@ def _tab_problems(section: Section, config: Config) -> list[Problem]:
                       f"not one of the book's tabs ({', '.join(book_tabs)})",
                       "remove it or add it to [build] tabs in config.ini")
     for cell in section.cells:
-        if cell.kind is CellKind.CODE and cell.tab_line is None:
-            if config.build.default_tab not in section.tabs:
-                found.add(cell.line, f"an untagged code cell belongs to the default tab "
-                          f"{config.build.default_tab!r}, which this section does not declare",
-                          "start the cell with %%tab <tab>")
-        elif cell.tab_line is not None:
+        if cell.tab_line is not None:
             _check_tab_names(found, cell, book_tabs)
+    if section.declared_tabs is not None:
+        _undeclared_tabs(found, config)
     return found.problems
 
 
 def _check_tab_names(found: _Findings, cell: Cell, book_tabs: tuple[str, ...]) -> None:
-    """The tabs a %%tab or :begin_tab: names are the book's, and the section's."""
+    """The tabs a %%tab or :begin_tab: names are the book's."""
     what = "%%tab" if cell.kind is CellKind.CODE else ":begin_tab:"
     if cell.tabs == ("",):
         found.add(cell.tab_line, f"{what} names no tab", f"write e.g. {what} pytorch")
         return
     for name in cell.tabs:
-        if name == ALL_TABS:
-            continue
-        if name not in book_tabs:
+        if name != ALL_TABS and name not in book_tabs:
             found.add(cell.tab_line, f"unknown tab {name!r} in {what}",
                       f"use one of: {', '.join((ALL_TABS,) + book_tabs)}")
-        elif name not in found.section.tabs:
-            found.add(cell.tab_line, f"tab {name!r} in {what} is not declared by this section "
-                      f"({', '.join(found.section.tabs)}); no notebook shows it",
-                      "add it to the section's tab.interact_select([...]) or change the tab",
-                      warning=True)
+
+
+def _undeclared_tabs(found: _Findings, config: Config) -> None:
+    """The tabs that cells give a notebook though the section's tab.interact_select list
+    leaves them out: d2lbook makes those notebooks (and their library code), and so does
+    this build. One warning per tab, at the first cell that brings it."""
+    section = found.section
+    declared = section.declared_tabs or ()
+    for tab in section.tabs:
+        if tab in declared:
+            continue
+        cell = next(c for c in section.cells if _brings(c, tab, config.build.default_tab))
+        library = f", and its #@save code goes into the {tab} library" \
+            if tab in config.library.tabs else ""
+        found.add(cell.line if cell.tab_line is None else cell.tab_line,
+                  f"{_bringer(cell, tab)} gives the section a notebook for {tab}, though its "
+                  f"tab.interact_select list ({', '.join(declared)}) leaves it out: as d2lbook "
+                  f"does, the notebook is made{library}", f"add {tab!r} to the section's "
+                  "tab.interact_select([...]), or change the cell's tabs", warning=True)
+
+
+def _brings(cell: Cell, tab: str, default_tab: str) -> bool:
+    """Whether `cell` gives its section a notebook for `tab` (d2lbook's get_tab_notebook):
+    it names the tab, or it is in the default tab."""
+    if cell.tab_line is not None and tab in cell.tabs:
+        return True
+    return tab == default_tab and cell.in_tab(tab) and \
+        (cell.kind is CellKind.CODE or cell.tab_line is not None)
+
+
+def _bringer(cell: Cell, tab: str) -> str:
+    """The cell that gives a section a tab's notebook, in words."""
+    if cell.tab_line is None:
+        return f"an untagged code cell (of the default tab, {tab})"
+    what = "%%tab" if cell.kind is CellKind.CODE else ":begin_tab:"
+    return f"{what} {', '.join(cell.tabs)}"
 
 
 def _code_problems(section: Section, config: Config,
@@ -119,6 +145,9 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
 
     `saved_classes` (the tab's classes saved so far, in book order) grows with the cell's."""
     resolved = analysis.resolve(tab)
+    if resolved.note:   # d2lbook reads the branches otherwise than Python
+        found.add(cell.line + resolved.note.index, resolved.note.located(cell.line),
+                  resolved.note.fix, tab, warning=True)
     issue = analysis.syntax_error or compile_issue(resolved)
     if issue:
         found.add(cell.line + issue.index, issue.located(cell.line), issue.fix, tab)

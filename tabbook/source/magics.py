@@ -12,6 +12,8 @@ import difflib
 import re
 from dataclasses import dataclass
 
+from .branches import TAB_MARK
+
 # IPython 9's magics (``%lsmagic``) and those of ipykernel and its default extensions.
 CELL_MAGICS = frozenset({
     "!", "HTML", "SVG", "bash", "capture", "code_wrap", "debug", "file", "html", "javascript",
@@ -50,7 +52,8 @@ def loads_extension(sources: list[str]) -> bool:
 
 def unknown_magics(source: str) -> list[MagicIssue]:
     """The magics of a cell's code that IPython does not know, each with its fix."""
-    lines = source.split("\n")
+    # A tab mark inside a cell (d2lbook's older dialect) is no magic: resolving drops it.
+    lines = ["" if TAB_MARK.match(line.strip()) else line for line in source.split("\n")]
     first = next((i for i, line in enumerate(lines) if line.strip()), None)
     if first is None:
         return []

@@ -1,10 +1,10 @@
 """Python-level work on code cells, shared by the check and split stages.
 
-`analyse` reads a cell once; its `resolve(tab)` keeps, for one framework, the
-branches of ``if tab.selected(...)`` chains that apply to it. The resolution
-works on the syntax tree, and edits the original lines (so comments, blank
-lines and formatting survive) while remembering where each output line comes
-from, so that errors can point at the .md line.
+`analyse` reads a cell once: its syntax tree, its ``if tab.selected(...)`` chains and
+their misuse. Its `resolve(tab)` keeps, for one framework, the branches that apply to it
+(`branches`): the original lines are edited (so comments, blank lines and formatting
+survive) and each output line remembers where it comes from, so that errors can point
+at the .md line.
 """
 from __future__ import annotations
 
@@ -13,31 +13,17 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from .branches import (TAB_MARK, Branch, CodeIssue, Difference, Resolved, d2lbook_reading,
+                       difference, indent, is_tab_call, is_tab_test, plan, python_reading,
+                       tab_names)
+
 # Cell magics whose body is Python; other cell magics (%%bash...) are opaque.
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
 LINE_MAGIC = re.compile(r"^(\s*)((?:[\w.]+(?:\s*,\s*[\w.]+)*)\s*=\s*)?[!%](.*)$")
 TAB_HEADER = re.compile(r"^(\s*)(if|elif)\b.*\btab\.selected\(.*:\s*(#.*)?$")
 ELSE_HEADER = re.compile(r"^(\s*)else\s*:\s*(#.*)?$")
 IF_HEADER = re.compile(r"^(\s*)(if|elif)\b")
-LINE_MENTION = re.compile(r"\bline \d+\b")
 COMPILE_FLAGS = ast.PyCF_ALLOW_TOP_LEVEL_AWAIT
-
-
-@dataclass(frozen=True)
-class CodeIssue:
-    """A problem at line `index` (0-based) of the cell's source."""
-    index: int
-    message: str
-    fix: str
-    mentioned: tuple[int, ...] = ()
-    """The 0-based cell lines of the lines that `message` names, in order (Python's
-    ``detected at line 3`` counts from the compiled code's first line)."""
-
-    def located(self, first_line: int) -> str:
-        """The message, the lines it names given as .md lines (the cell's is `first_line`)."""
-        lines = iter(self.mentioned)
-        return LINE_MENTION.sub(lambda found: f"line {first_line + next(lines)}", self.message) \
-            if self.mentioned else self.message
 
 
 def syntax_issue(error: SyntaxError, origins: list[int]) -> CodeIssue:
@@ -50,28 +36,13 @@ def syntax_issue(error: SyntaxError, origins: list[int]) -> CodeIssue:
                      "fix the code", mentioned)
 
 
-@dataclass
-class Resolved:
-    lines: list[str]
-    origins: list[int]
-    """For each output line, its 0-based line in the cell's source."""
-
-    @property
-    def text(self) -> str:
-        return "\n".join(self.lines)
-
-
-def _indent(line: str) -> int:
-    return len(line) - len(line.lstrip(" \t"))
-
-
 def mask_magics(lines: list[str]) -> tuple[list[str], bool]:
     """Replace IPython magics and shell escapes by Python of the same line count.
 
     Returns the masked lines and whether the cell is Python at all (a ``%%bash``
     cell is not).
     """
-    masked = list(lines)
+    masked = ["" if TAB_MARK.match(line.strip()) else line for line in lines]
     if masked and masked[0].startswith("%%"):
         name = masked[0][2:].split()[0] if masked[0][2:].split() else ""
         if name not in PYTHON_CELL_MAGICS:
@@ -80,62 +51,9 @@ def mask_magics(lines: list[str]) -> tuple[list[str], bool]:
     for i, line in enumerate(masked):
         match = LINE_MAGIC.match(line)
         if match:
-            indent, assignment = match.group(1), match.group(2)
-            masked[i] = f"{indent}{assignment}None" if assignment else f"{indent}pass"
+            pad, assignment = match.group(1), match.group(2)
+            masked[i] = f"{pad}{assignment}None" if assignment else f"{pad}pass"
     return masked, True
-
-
-def _is_tab_call(node: ast.AST) -> bool:
-    return (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
-            and node.func.attr == "selected" and isinstance(node.func.value, ast.Name)
-            and node.func.value.id == "tab")
-
-
-def _is_tab_test(node: ast.AST) -> bool:
-    """A condition made only of tab.selected(...) joined by not/and/or."""
-    if _is_tab_call(node):
-        return True
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
-        return _is_tab_test(node.operand)
-    if isinstance(node, ast.BoolOp):
-        return all(_is_tab_test(v) for v in node.values)
-    return False
-
-
-def _tab_names(call: ast.Call) -> tuple[str, ...] | None:
-    args = call.args
-    if len(args) == 1 and isinstance(args[0], (ast.List, ast.Tuple)):
-        args = args[0].elts
-    if call.keywords or not args or not all(
-            isinstance(a, ast.Constant) and isinstance(a.value, str) for a in args):
-        return None
-    return tuple(a.value for a in args)
-
-
-def _evaluate(node: ast.AST, tab: str) -> bool:
-    if _is_tab_call(node):
-        return tab in (_tab_names(node) or ())
-    if isinstance(node, ast.UnaryOp):
-        return not _evaluate(node.operand, tab)
-    values = [_evaluate(v, tab) for v in node.values]
-    return all(values) if isinstance(node.op, ast.And) else any(values)
-
-
-@dataclass
-class _Branch:
-    header: int            # 0-based line of `if` / `elif` / `else`
-    header_end: int        # last line of the header (the colon)
-    body_end: int          # last line of the body, inclusive
-    test: ast.AST | None   # None for `else`
-
-    def header_lines(self) -> range:
-        return range(self.header, self.header_end + 1)
-
-    def body_lines(self) -> range:
-        return range(self.header_end + 1, self.body_end + 1)
-
-    def lines(self) -> range:
-        return range(self.header, self.body_end + 1)
 
 
 @dataclass
@@ -145,83 +63,52 @@ class Analysis:
     tree: ast.Module | None = None
     syntax_error: CodeIssue | None = None
     """An error that no tab can escape (outside any tab.selected branch)."""
-    chains: list[list[_Branch]] = field(default_factory=list)
+    chains: list[list[Branch]] = field(default_factory=list)
     issues: list[CodeIssue] = field(default_factory=list)
     """Tab-independent misuse: tab.selected outside a condition, bad names..."""
     tab_names: list[tuple[int, str]] = field(default_factory=list)
     """Every name given to tab.selected, with its line, for the check stage."""
 
     def resolve(self, tab: str) -> Resolved:
-        lines = self.source_lines
-        dropped: set[int] = set()
-        dedent = [0] * len(lines)
-        rewritten: dict[int, str] = {}
-        for chain in self.chains:
-            self._resolve_chain(chain, tab, dropped, dedent, rewritten)
-        out, origins = [], []
-        for i, line in enumerate(lines):
-            if i in dropped:
-                continue
-            line = rewritten.get(i, line)
-            cut = min(dedent[i], _indent(line))
-            out.append(line[cut:])
-            origins.append(i)
-        return Resolved(out, origins)
-
-    def _resolve_chain(self, chain: list[_Branch], tab: str, dropped: set[int],
-                       dedent: list[int], rewritten: dict[int, str]) -> None:
-        lines = self.source_lines
-        header_kept = False   # an `if` of a non-tab condition was kept before
-        for number, branch in enumerate(chain):
-            value = _branch_value(branch, tab)
-            if value is None:       # an ordinary condition: kept, as an `if` if it is first
-                if not header_kept:
-                    rewritten[branch.header] = re.sub(r"^(\s*)elif\b", r"\1if",
-                                                      lines[branch.header])
-                header_kept = True
-            elif value is False:
-                dropped.update(branch.lines())
-            else:                   # the branch applies to this tab: the rest is dropped
-                self._keep_branch(branch, header_kept, dropped, dedent, rewritten)
-                for later in chain[number + 1:]:
-                    dropped.update(later.lines())
-                return
-
-    def _keep_branch(self, branch: _Branch, header_kept: bool, dropped: set[int],
-                     dedent: list[int], rewritten: dict[int, str]) -> None:
-        """The branch of a tab's code: after a kept ordinary `if`, it becomes its `else`;
-        otherwise its body replaces the whole chain, dedented."""
-        lines = self.source_lines
-        if header_kept:
-            if branch.test is not None:
-                indent = lines[branch.header][:_indent(lines[branch.header])]
-                rewritten[branch.header_end] = f"{indent}else:"
-                dropped.update(range(branch.header, branch.header_end))
-            return
-        dropped.update(branch.header_lines())
-        body_lines = [i for i in branch.body_lines() if lines[i].strip()]
-        if body_lines:
-            shift = _indent(lines[body_lines[0]]) - _indent(lines[branch.header])
-            for i in branch.body_lines():
-                dedent[i] += shift
+        """The cell's code for `tab`. Where d2lbook's line-by-line reading of the branches
+        gives other code than Python's nesting, d2lbook's is taken if it compiles (books
+        rely on it), Python's otherwise; either way the `note` says where they part."""
+        steps = plan(self.source_lines, self.chains, tab)
+        python = python_reading(self.source_lines, steps)
+        if not self.chains:
+            return python
+        d2lbook = d2lbook_reading(self.source_lines, steps)
+        parted = difference(steps, python, d2lbook)
+        if parted is None:
+            return python
+        follow = _compile_error(d2lbook.text) is None
+        chosen = d2lbook if follow else python
+        chosen.note = _misleading(parted, self.source_lines, follow)
+        return chosen
 
 
-def _branch_value(branch: _Branch, tab: str) -> bool | None:
-    """Whether a branch is `tab`'s: True for an `else`, None for an ordinary condition."""
-    if branch.test is None:
-        return True
-    return _evaluate(branch.test, tab) if _is_tab_test(branch.test) else None
+def _misleading(parted: Difference, lines: list[str], followed: bool) -> CodeIssue:
+    """The warning where d2lbook reads a cell's branches otherwise than Python."""
+    outcome = "this build does as d2lbook" if followed else \
+        "its code does not compile, so this build follows Python's nesting"
+    detail, mentioned = parted.detail(lines, followed)
+    return CodeIssue(parted.header, "the indentation of this branch is misleading: d2lbook "
+                     "reads tab.selected branches line by line (it drops the if line and "
+                     f"dedents the lines below it by one level) and {detail}; {outcome}",
+                     "don't nest tab.selected branches: give each set of tabs a branch of "
+                     "its own, with all its code at the indentation it is meant to have",
+                     mentioned)
 
 
 def _enclosing_tab_branch(lines: list[str], error_line: int) -> int | None:
     """The header line of the innermost tab.selected branch (or else of a tab chain) that
     holds `error_line`, if any."""
-    current = _indent(lines[error_line]) if lines[error_line].strip() else 10 ** 6
+    current = indent(lines[error_line]) if lines[error_line].strip() else 10 ** 6
     for header in range(error_line - 1, -1, -1):
         line = lines[header]
-        if not line.strip() or _indent(line) >= current:
+        if not line.strip() or indent(line) >= current:
             continue
-        current = _indent(line)
+        current = indent(line)
         if TAB_HEADER.match(line) or (ELSE_HEADER.match(line) and _else_of_tab_chain(lines, header)):
             return header
     return None
@@ -236,18 +123,18 @@ def _blank_broken_branch(lines: list[str], error_line: int) -> bool:
     header = _enclosing_tab_branch(lines, error_line) if 0 <= error_line < len(lines) else None
     if header is None:
         return False
-    indent, body = _indent(lines[header]), header + 1
+    depth, body = indent(lines[header]), header + 1
     end = body
-    while end < len(lines) and (not lines[end].strip() or _indent(lines[end]) > indent):
+    while end < len(lines) and (not lines[end].strip() or indent(lines[end]) > depth):
         end += 1
-    lines[body:end] = [" " * (indent + 4) + "pass"] + [""] * (end - body - 1)
+    lines[body:end] = [" " * (depth + 4) + "pass"] + [""] * (end - body - 1)
     return True
 
 
 def _else_of_tab_chain(lines: list[str], else_line: int) -> bool:
-    indent = _indent(lines[else_line])
+    depth = indent(lines[else_line])
     for i in range(else_line - 1, -1, -1):
-        if lines[i].strip() and _indent(lines[i]) == indent and IF_HEADER.match(lines[i]):
+        if lines[i].strip() and indent(lines[i]) == depth and IF_HEADER.match(lines[i]):
             return bool(TAB_HEADER.match(lines[i]))
     return False
 
@@ -269,7 +156,7 @@ def statement_start(node: ast.stmt) -> int:
     return min([node.lineno] + [d.lineno for d in decorators]) - 1
 
 
-def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] | None:
+def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[Branch] | None:
     branches = []
     current: ast.If = node
     while True:
@@ -280,18 +167,18 @@ def _chain_of(node: ast.If, lines: list[str], elifs: set[int]) -> list[_Branch] 
         nxt = current.orelse
         if len(nxt) == 1 and isinstance(nxt[0], ast.If) and \
                 lines[nxt[0].lineno - 1].lstrip().startswith("elif"):
-            branches.append(_Branch(header, header_end, statement_start(nxt[0]) - 1,
+            branches.append(Branch(header, header_end, statement_start(nxt[0]) - 1,
                                     current.test))
             elifs.add(id(nxt[0]))
             current = nxt[0]
             continue
         if not nxt:
-            branches.append(_Branch(header, header_end, node.end_lineno - 1, current.test))
+            branches.append(Branch(header, header_end, node.end_lineno - 1, current.test))
             return branches
         else_line = next(i for i in range(statement_start(nxt[0]) - 1, header, -1)
                          if ELSE_HEADER.match(lines[i]))
-        branches.append(_Branch(header, header_end, else_line - 1, current.test))
-        branches.append(_Branch(else_line, else_line, node.end_lineno - 1, None))
+        branches.append(Branch(header, header_end, else_line - 1, current.test))
+        branches.append(Branch(else_line, else_line, node.end_lineno - 1, None))
         return branches
 
 
@@ -332,12 +219,12 @@ def _find_chains(analysis: Analysis, tree: ast.AST, lines: list[str]) -> None:
 def _check_tab_calls(analysis: Analysis, tree: ast.AST) -> None:
     """Every tab.selected call names tabs literally, inside an if/elif condition."""
     allowed = {id(n) for node in ast.walk(tree)
-               if isinstance(node, ast.If) and _is_tab_test(node.test)
+               if isinstance(node, ast.If) and is_tab_test(node.test)
                for n in ast.walk(node.test)}
     for node in ast.walk(tree):
-        if not _is_tab_call(node):
+        if not is_tab_call(node):
             continue
-        names = _tab_names(node)
+        names = tab_names(node)
         if names is None:
             analysis.issues.append(CodeIssue(
                 node.lineno - 1, "tab.selected takes tab names as string literals",
@@ -352,7 +239,7 @@ def _check_tab_calls(analysis: Analysis, tree: ast.AST) -> None:
 
 def _chain_has_tab_test(node: ast.If, lines: list[str]) -> bool:
     while True:
-        if _is_tab_test(node.test):
+        if is_tab_test(node.test):
             return True
         nxt = node.orelse
         if len(nxt) == 1 and isinstance(nxt[0], ast.If) and \

@@ -11,7 +11,8 @@ import ast
 import re
 from dataclasses import dataclass
 
-from .pycode import CodeIssue, Resolved, mask_magics, statement_start
+from .branches import CodeIssue, Resolved
+from .pycode import mask_magics, statement_start
 
 # d2lbook's save mark, found anywhere on a line; the code before it on that line is kept.
 SAVE_MARK = re.compile(r"#\s*@save\b")

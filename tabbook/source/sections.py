@@ -16,6 +16,7 @@ from markdown_it.token import Token
 
 from ..core.model import (ALL_TABS, Cell, CellKind, Image, Label, Problem, Reference, Section,
                           TocEntry)
+from .branches import TAB_MARK
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
@@ -23,8 +24,6 @@ from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, en
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
 END_TAB = re.compile(r"^:end_tab:\s*$")
-# A cell's tabs: `%%tab pytorch` or d2lbook's older `#@tab pytorch` (`# @tab` too).
-TAB_MARK = re.compile(r"^(?:%%tab|#\s*@tab)(?:\s+(.*))?$")
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
 REQUIRED_LIBS = re.compile(r"^#\s*required_libs\((.*)\)\s*$")
 GPUS = re.compile(r"^#\s*gpus\((.*)\)\s*$")
@@ -177,24 +176,40 @@ class SectionParser:
         if not marks:
             self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), start + 1,
                                            (self.default_tab,)))
-            return
-        # Leading blank lines don't count; like d2lbook, a mark further down still
-        # applies (the first one), with a warning.
-        at = marks[0]
-        mark = TAB_MARK.match(body[at].strip())
-        tabs, tab_line = split_names(mark.group(1) or "") or ("",), start + 1 + at
-        late = any(text.strip() for text in body[:at])
-        if late:
-            self.problem(tab_line, f"{body[at].strip().split()[0]} is not on the first "
-                         "line of the cell (it applies to the whole cell)",
-                         "move it to the cell's first line", warning=True)
-            body, first_line = body[:at] + [""] + body[at + 1:], start + 1   # keep line numbers
+        else:
+            self.tagged_code(start, body, marks)
+
+    def tagged_code(self, start: int, body: list[str], marks: list[int]) -> None:
+        """A code cell with tab marks (indices in `body`). As in d2lbook, one mark gives the
+        cell's tabs, wherever it stands, and every mark line is removed from the code
+        (`branches` drops those that stay in the cell's source)."""
+        at = _applied_mark(body, marks)
+        tab_line = start + 1 + at
+        tabs = split_names(TAB_MARK.match(body[at].strip()).group(1) or "") or ("",)
+        for extra in marks:
+            if extra != at:
+                self.extra_mark(start + 1 + extra, body[extra].strip(), tabs, tab_line)
+        if any(text.strip() for text in body[:at]):   # leading blank lines don't count
+            self.problem(tab_line, f"{_mark_name(body[at])} is not on the first line of the "
+                         "cell (it applies to the whole cell)", "move it to the cell's first line",
+                         warning=True)
+            first_line = start + 1
         else:
             body, first_line = body[at + 1:], tab_line + 1
-        for extra in marks[1:]:
-            self.problem(start + 1 + extra, "a second tab mark in the cell is ignored",
-                         "keep one %%tab (or #@tab) line, on the cell's first line")
         self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
+
+    def extra_mark(self, line: int, text: str, tabs: tuple[str, ...], tab_line: int) -> None:
+        """A tab mark in a cell besides the one that gives its tabs: d2lbook removes it."""
+        names = split_names(TAB_MARK.match(text).group(1) or "") or ("",)
+        if set(names) == set(tabs):
+            self.problem(line, f"a tab mark inside the cell ({text}) is removed from the code, "
+                         "as d2lbook removes it", f"remove the line: line {tab_line} gives the "
+                         "cell's tabs", warning=True)
+            return
+        self.problem(line, f"a tab mark inside the cell ({text}) names other tabs than the "
+                     f"cell's ({', '.join(tabs)}, from line {tab_line}: d2lbook takes a cell's "
+                     "first #@tab line, else its first %%tab line); it is removed from the code",
+                     "split the cell there, each part with its own %%tab line", warning=True)
 
     def declaration(self, start: int, body: list[str]) -> None:
         """The cell `%load_ext d2lbook.tab` / `tab.interact_select([...])`."""
@@ -262,8 +277,11 @@ class SectionParser:
             self.problem(1, "the section has no '# Title' heading (its file name stands in)",
                          "start it with '# Title'", warning=True)
         self.section.title = self.section.title or self.section.path.stem
-        self.section.tabs = self.section.declared_tabs if self.section.declared_tabs \
-            is not None else self.inferred_tabs()
+        declared = self.section.declared_tabs
+        # d2lbook makes a tab's notebook from the cells alone, whatever the declaration says;
+        # a declared tab that no cell names gets its notebook too (this build's promise).
+        self.section.tabs = self.inferred_tabs() if declared is None else \
+            declared + tuple(tab for tab in self.named_tabs() if tab not in declared)
 
     def fenced_block(self, lines: list[str], index: int, marker: str, info: str) -> int:
         """The block whose fence opens on lines[index]; the index of the line after it.
@@ -287,17 +305,34 @@ class SectionParser:
         return end + 1
 
     def inferred_tabs(self) -> tuple[str, ...]:
-        """A section without tab declaration has the tabs its cells name (d2lbook's
-        ``get_tab_notebook``): the default tab if a cell is in it, every other tab that
-        a cell names explicitly; a section without code, every tab of the book."""
-        cells = self.section.cells
-        if not any(cell.kind is CellKind.CODE for cell in cells):
+        """A section without tab declaration has the tabs its cells name (`named_tabs`);
+        a section without code, every tab of the book."""
+        if not any(cell.kind is CellKind.CODE for cell in self.section.cells):
             return self.book_tabs
+        return self.named_tabs()
+
+    def named_tabs(self) -> tuple[str, ...]:
+        """The tabs d2lbook's ``get_tab_notebook`` makes a notebook for: the default tab if a
+        cell is in it, every other tab that a cell (code or prose) names explicitly."""
+        cells = self.section.cells
         named = {tab for cell in cells if cell.tab_line is not None for tab in cell.tabs}
         if any(cell.in_tab(self.default_tab) for cell in cells
                if cell.kind is CellKind.CODE or cell.tab_line is not None):
             named.add(self.default_tab)
         return tuple(tab for tab in self.book_tabs if tab in named)
+
+
+def _applied_mark(body: list[str], marks: list[int]) -> int:
+    """The mark that gives a cell its tabs: d2lbook's ``get_cell_tab`` searches the cell for
+    the older ``#@tab`` first, then for ``%%tab``; the first mark where it names the same."""
+    def names(i: int) -> set[str]:
+        return set(split_names(TAB_MARK.match(body[i].strip()).group(1) or ""))
+    chosen = next((i for i in marks if body[i].strip().startswith("#")), marks[0])
+    return marks[0] if names(marks[0]) == names(chosen) else chosen
+
+
+def _mark_name(line: str) -> str:
+    return "%%tab" if line.strip().startswith("%%") else "#@tab"
 
 
 def _opens_fence(line: str, marker: str) -> bool:
