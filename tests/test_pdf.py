@@ -235,6 +235,7 @@ MXNET_ONLY = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'mxnet'"), 
     :label:`sec_mxnet`
 
     ```{.python .input}
+    %%tab mxnet
     from mxnet import np
     ```
     """)
