@@ -157,6 +157,9 @@ def init_xavier(layer):
 def init_at_first_call(model, inputs):
     """Au premier appel de `model`, fixe la taille des couches et les initialise."""
     model.first_call.remove()  # ne servira qu'une fois
+    if getattr(model, 'initialized', False):  # copie d'un modèle déjà initialisé
+        return
+    model.initialized = True
     training = model.training
     model.eval()  # un passage à blanc, qui ne touche ni aux statistiques de
     with torch.no_grad():  # normalisation ni au générateur aléatoire
