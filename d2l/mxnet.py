@@ -7,7 +7,7 @@ import sys
 import collections
 import inspect
 import io
-from mxnet import autograd, gluon, np, npx
+from mxnet import autograd, gluon, init, np, npx
 from mxnet.gluon import nn
 from matplotlib.figure import Figure
 import numpy as onp  # NumPy : chez MXNet, np désigne mxnet.np
@@ -114,8 +114,11 @@ class ProgressBoard(HyperParameters):
         points.append((x, y))
         if len(points) < every_n:
             return
-        line.append((sum(p[0] for p in points) / len(points),
-                     sum(p[1] for p in points) / len(points)))
+        # Les valeurs peuvent être des tenseurs restés sur le GPU : on ne les
+        # ramène en nombres Python (une synchronisation) qu'ici, une fois par
+        # point tracé, et non à chaque appel.
+        line.append((float(sum(p[0] for p in points)) / len(points),
+                     float(sum(p[1] for p in points)) / len(points)))
         points.clear()
         if self.display:
             self.show()
@@ -164,6 +167,10 @@ class Module(ModelBase, HyperParameters):
     def plot(self, key, value, train):
         """Trace un point de la courbe `key` (entraînement ou validation)."""
         assert hasattr(self, 'trainer'), "le modèle n'a pas de Trainer"
+        # Détachée du graphe, la valeur reste un tenseur, là où elle a été
+        # calculée : `draw` ne la ramène vers Python (ce qui attendrait la
+        # fin des calculs en file sur le GPU) qu'une fois par point tracé.
+        value = value.detach()
         self.board.xlabel = 'époque'
         if train:
             x = self.trainer.train_batch_idx / self.trainer.num_train_batches
@@ -171,7 +178,7 @@ class Module(ModelBase, HyperParameters):
         else:
             x = self.trainer.epoch + 1
             n = self.trainer.num_val_batches / self.plot_valid_per_epoch
-        self.board.draw(x, float(value), ('train_' if train else 'val_') + key,
+        self.board.draw(x, value, ('train_' if train else 'val_') + key,
                         every_n=max(int(n), 1))
 
     def training_step(self, batch):
@@ -300,7 +307,7 @@ class LinearRegression(Module):
         super().__init__()
         self.save_hyperparameters()
         self.net = nn.Dense(1)
-        self.net.initialize()
+        self.net.initialize(init.Xavier())
 
     def loss(self, y_hat, y):
         return ((y_hat - y) ** 2).mean()
@@ -406,7 +413,7 @@ class Classifier(d2l.Module):
                              {'learning_rate': self.lr})
 
     def evaluate(self, dataloader):
-        """Précision du modèle sur tous les exemples de `dataloader`."""
+        """Exactitude du modèle sur tous les exemples de `dataloader`."""
         correct, total = 0.0, 0
         for batch in dataloader:
             if hasattr(self, 'trainer'):
@@ -437,6 +444,22 @@ class LeNet(Classifier):
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
+def usable_gpus():
+    """Les numéros des GPU sur lesquels MXNet calcule vraiment (sondés une fois)."""
+    from mxnet.base import MXNetError
+    if not hasattr(usable_gpus, 'found'):
+        usable_gpus.found = []
+        for i in range(npx.num_gpus()):
+            try:
+                (np.ones(1, ctx=npx.gpu(i)) + 1).wait_to_read()
+                usable_gpus.found.append(i)
+            except MXNetError as error:
+                print(f'MXNet ne sait pas calculer sur gpu({i}), repli sur le '
+                      f'processeur : {str(error).strip().splitlines()[0]}')
+    return usable_gpus.found
+
+
+# Defined in chapters/chapter_gpu/use-gpu.md
 def cpu():
     """Renvoie le processeur."""
     return npx.cpu()
@@ -450,8 +473,8 @@ def gpu(i=0):
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def num_gpus():
-    """Renvoie le nombre de GPU visibles."""
-    return npx.num_gpus()
+    """Renvoie le nombre de GPU visibles (avec MXNet : utilisables)."""
+    return len(usable_gpus())
 
 
 # Defined in chapters/chapter_gpu/use-gpu.md
@@ -465,6 +488,7 @@ def try_gpu(i=0):
 # Defined in chapters/chapter_gpu/use-gpu.md
 def try_all_gpus():
     """Renvoie tous les GPU, ou [cpu()] s'il n'y en a aucun."""
+    return [gpu(i) for i in usable_gpus()] or [cpu()]
     return [gpu(i) for i in range(num_gpus())] or [cpu()]
 
 

@@ -109,8 +109,11 @@ class ProgressBoard(HyperParameters):
         points.append((x, y))
         if len(points) < every_n:
             return
-        line.append((sum(p[0] for p in points) / len(points),
-                     sum(p[1] for p in points) / len(points)))
+        # Les valeurs peuvent être des tenseurs restés sur le GPU : on ne les
+        # ramène en nombres Python (une synchronisation) qu'ici, une fois par
+        # point tracé, et non à chaque appel.
+        line.append((float(sum(p[0] for p in points)) / len(points),
+                     float(sum(p[1] for p in points)) / len(points)))
         points.clear()
         if self.display:
             self.show()
@@ -169,7 +172,7 @@ class Module(ModelBase, HyperParameters):
         else:
             x = self.trainer.epoch + 1
             n = self.trainer.num_val_batches / self.plot_valid_per_epoch
-        self.board.draw(x, float(value), ('train_' if train else 'val_') + key,
+        self.board.draw(x, value, ('train_' if train else 'val_') + key,
                         every_n=max(int(n), 1))
 
     def training_step(self, batch):
@@ -398,7 +401,7 @@ class Classifier(d2l.Module):
         return tf.keras.optimizers.SGD(self.lr)
 
     def evaluate(self, dataloader):
-        """Précision du modèle sur tous les exemples de `dataloader`."""
+        """Exactitude du modèle sur tous les exemples de `dataloader`."""
         correct, total = 0.0, 0
         for batch in dataloader:
             if hasattr(self, 'trainer'):
@@ -442,7 +445,7 @@ def gpu(i=0):
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def num_gpus():
-    """Renvoie le nombre de GPU visibles."""
+    """Renvoie le nombre de GPU visibles (avec MXNet : utilisables)."""
     return len(tf.config.list_physical_devices('GPU'))
 
 

@@ -110,8 +110,11 @@ class ProgressBoard(HyperParameters):
         points.append((x, y))
         if len(points) < every_n:
             return
-        line.append((sum(p[0] for p in points) / len(points),
-                     sum(p[1] for p in points) / len(points)))
+        # Les valeurs peuvent être des tenseurs restés sur le GPU : on ne les
+        # ramène en nombres Python (une synchronisation) qu'ici, une fois par
+        # point tracé, et non à chaque appel.
+        line.append((float(sum(p[0] for p in points)) / len(points),
+                     float(sum(p[1] for p in points)) / len(points)))
         points.clear()
         if self.display:
             self.show()
@@ -142,6 +145,30 @@ class ProgressBoard(HyperParameters):
 
 
 # Defined in chapters/chapter_foundations/training-api.md
+def init_xavier(layer):
+    """Poids de Glorot (Xavier) uniformes et biais nuls, comme Keras et MXNet."""
+    if isinstance(layer, (nn.Linear, nn.modules.conv._ConvNd)):
+        nn.init.xavier_uniform_(layer.weight)
+        if layer.bias is not None:
+            nn.init.zeros_(layer.bias)
+
+
+# Defined in chapters/chapter_foundations/training-api.md
+def init_at_first_call(model, inputs):
+    """Au premier appel de `model`, fixe la taille des couches et les initialise."""
+    model.first_call.remove()  # ne servira qu'une fois
+    if getattr(model, 'initialized', False):  # copie d'un modèle déjà initialisé
+        return
+    model.initialized = True
+    training = model.training
+    model.eval()  # un passage à blanc, qui ne touche ni aux statistiques de
+    with torch.no_grad():  # normalisation ni au générateur aléatoire
+        model(*inputs)
+    model.train(training)
+    model.apply(init_xavier)
+
+
+# Defined in chapters/chapter_foundations/training-api.md
 class Module(ModelBase, HyperParameters):
     """La classe de base des modèles."""
 
@@ -149,6 +176,9 @@ class Module(ModelBase, HyperParameters):
         super().__init__()
         self.save_hyperparameters()
         self.board = ProgressBoard()
+        # Les couches paresseuses n'ont leur taille qu'au premier appel :
+        # c'est alors que `init_at_first_call` pose les poids initiaux.
+        self.first_call = self.register_forward_pre_hook(init_at_first_call)
 
     def loss(self, y_hat, y):
         raise NotImplementedError
@@ -160,6 +190,9 @@ class Module(ModelBase, HyperParameters):
     def plot(self, key, value, train):
         """Trace un point de la courbe `key` (entraînement ou validation)."""
         assert hasattr(self, 'trainer'), "le modèle n'a pas de Trainer"
+        # Détachée du graphe, la valeur reste un tenseur, là où elle a été
+        # calculée : `draw` ne la ramène vers Python (ce qui attendrait la
+        # fin des calculs en file sur le GPU) qu'une fois par point tracé.
         value = value.detach()
         self.board.xlabel = 'époque'
         if train:
@@ -168,7 +201,7 @@ class Module(ModelBase, HyperParameters):
         else:
             x = self.trainer.epoch + 1
             n = self.trainer.num_val_batches / self.plot_valid_per_epoch
-        self.board.draw(x, float(value), ('train_' if train else 'val_') + key,
+        self.board.draw(x, value, ('train_' if train else 'val_') + key,
                         every_n=max(int(n), 1))
 
     def training_step(self, batch):
@@ -401,7 +434,7 @@ class Classifier(d2l.Module):
         return torch.optim.SGD(self.parameters(), self.lr)
 
     def evaluate(self, dataloader):
-        """Précision du modèle sur tous les exemples de `dataloader`."""
+        """Exactitude du modèle sur tous les exemples de `dataloader`."""
         self.eval()
         correct, total = 0.0, 0
         for batch in dataloader:
@@ -445,7 +478,7 @@ def gpu(i=0):
 
 # Defined in chapters/chapter_gpu/use-gpu.md
 def num_gpus():
-    """Renvoie le nombre de GPU visibles."""
+    """Renvoie le nombre de GPU visibles (avec MXNet : utilisables)."""
     return torch.cuda.device_count()
 
 
