@@ -524,3 +524,46 @@ def compare(functions, repeats=11, warmup=1):
         for f, f_times in zip(functions, times):
             f_times.append(d2l.benchmark(f, repeats=1, warmup=0))
     return [statistics.median(f_times) for f_times in times]
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class Residual(nn.HybridBlock):
+    """Un bloc résiduel : deux convolutions 3×3 et un raccourci."""
+
+    def __init__(self, channels, stride=1):
+        super().__init__()
+        self.body = nn.HybridSequential()
+        self.body.add(
+            nn.Conv2D(channels, 3, stride, padding=1, use_bias=False),
+            nn.BatchNorm(), nn.Activation('relu'),
+            nn.Conv2D(channels, 3, padding=1, use_bias=False),
+            nn.BatchNorm())
+        # Quand la taille change, le raccourci passe par une convolution 1×1
+        self.shortcut = None
+        if stride != 1:
+            self.shortcut = nn.HybridSequential()
+            self.shortcut.add(nn.Conv2D(channels, 1, stride, use_bias=False),
+                              nn.BatchNorm())
+
+    def hybrid_forward(self, F, X):
+        shortcut = X if self.shortcut is None else self.shortcut(X)
+        return F.npx.relu(self.body(X) + shortcut)
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class ResNet(d2l.Classifier):
+    """Un petit ResNet pour des images 32×32 : trois étages de `blocks` blocs
+    résiduels, de `width`, 2 `width` puis 4 `width` canaux."""
+
+    def __init__(self, width=64, blocks=2, lr=0.1, num_classes=10):
+        super().__init__()
+        self.save_hyperparameters()
+        self.net = nn.HybridSequential()
+        self.net.add(nn.Conv2D(width, 3, padding=1, use_bias=False),
+                     nn.BatchNorm(), nn.Activation('relu'))
+        for stage in range(3):
+            for i in range(blocks):
+                stride = 2 if stage > 0 and i == 0 else 1
+                self.net.add(Residual(width * 2**stage, stride))
+        self.net.add(nn.GlobalAvgPool2D(), nn.Dense(num_classes))
+        self.net.initialize(init.Xavier())

@@ -495,3 +495,51 @@ def compare(functions, repeats=11, warmup=1):
         for f, f_times in zip(functions, times):
             f_times.append(d2l.benchmark(f, repeats=1, warmup=0))
     return [statistics.median(f_times) for f_times in times]
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class Residual(tf.keras.layers.Layer):
+    """Un bloc résiduel : deux convolutions 3×3 et un raccourci."""
+
+    def __init__(self, channels, stride=1, **kwargs):
+        super().__init__(**kwargs)
+        self.body = tf.keras.Sequential([
+            tf.keras.layers.Conv2D(channels, 3, stride, padding='same',
+                                use_bias=False),
+            tf.keras.layers.BatchNormalization(), tf.keras.layers.ReLU(),
+            tf.keras.layers.Conv2D(channels, 3, padding='same', use_bias=False),
+            tf.keras.layers.BatchNormalization()])
+        # Quand la taille change, le raccourci passe par une convolution 1×1
+        self.shortcut = None if stride == 1 else tf.keras.Sequential([
+            tf.keras.layers.Conv2D(channels, 1, stride, use_bias=False),
+            tf.keras.layers.BatchNormalization()])
+
+    def call(self, X, training=None):
+        shortcut = X if self.shortcut is None else self.shortcut(
+            X, training=training)
+        return tf.nn.relu(self.body(X, training=training) + shortcut)
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class ResNet(d2l.Classifier):
+    """Un petit ResNet pour des images 32×32 : trois étages de `blocks` blocs
+    résiduels, de `width`, 2 `width` puis 4 `width` canaux."""
+
+    def __init__(self, width=64, blocks=2, lr=0.1, num_classes=10):
+        super().__init__()
+        self.save_hyperparameters()
+        layers = [tf.keras.layers.Conv2D(width, 3, padding='same',
+                                      use_bias=False),
+                  tf.keras.layers.BatchNormalization(), tf.keras.layers.ReLU()]
+        for stage in range(3):
+            for i in range(blocks):
+                stride = 2 if stage > 0 and i == 0 else 1
+                layers.append(Residual(width * 2**stage, stride))
+        layers += [tf.keras.layers.GlobalAveragePooling2D(),
+                   tf.keras.layers.Dense(num_classes)]
+        self.net = tf.keras.Sequential(layers)
+
+    def call(self, X, training=True):
+        # Par défaut en mode entraînement : la normalisation par lots
+        # utilise les statistiques du lot, comme dans nos boucles
+        return self.net(X, training=training)

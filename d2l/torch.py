@@ -534,3 +534,42 @@ def compare(functions, repeats=11, warmup=1):
         for f, f_times in zip(functions, times):
             f_times.append(d2l.benchmark(f, repeats=1, warmup=0))
     return [statistics.median(f_times) for f_times in times]
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class Residual(nn.Module):
+    """Un bloc résiduel : deux convolutions 3×3 et un raccourci."""
+
+    def __init__(self, channels, stride=1):
+        super().__init__()
+        self.body = nn.Sequential(
+            nn.LazyConv2d(channels, 3, stride, padding=1, bias=False),
+            nn.LazyBatchNorm2d(), nn.ReLU(),
+            nn.LazyConv2d(channels, 3, padding=1, bias=False),
+            nn.LazyBatchNorm2d())
+        # Quand la taille change, le raccourci passe par une convolution 1×1
+        self.shortcut = nn.Identity() if stride == 1 else nn.Sequential(
+            nn.LazyConv2d(channels, 1, stride, bias=False),
+            nn.LazyBatchNorm2d())
+
+    def forward(self, X):
+        return nn.functional.relu(self.body(X) + self.shortcut(X))
+
+
+# Defined in chapters/chapter_performance/mixed-precision.md
+class ResNet(d2l.Classifier):
+    """Un petit ResNet pour des images 32×32 : trois étages de `blocks` blocs
+    résiduels, de `width`, 2 `width` puis 4 `width` canaux."""
+
+    def __init__(self, width=64, blocks=2, lr=0.1, num_classes=10):
+        super().__init__()
+        self.save_hyperparameters()
+        layers = [nn.LazyConv2d(width, 3, padding=1, bias=False),
+                  nn.LazyBatchNorm2d(), nn.ReLU()]
+        for stage in range(3):
+            for i in range(blocks):
+                stride = 2 if stage > 0 and i == 0 else 1
+                layers.append(Residual(width * 2**stage, stride))
+        layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(),
+                   nn.LazyLinear(num_classes)]
+        self.net = nn.Sequential(*layers)
