@@ -94,12 +94,12 @@ def _setup_code(config: Config, tab: str, section: Section) -> str:
     language = config.project.language
     requirements = [*config.launch.libs[tab], *section.required_libs]
     guard = ""
-    if tab == "mxnet":
-        guard = (
-            "\nif sys.version_info >= (3, 12):\n"
-            "    raise RuntimeError(\"MXNet 1.9.1 needs numpy < 1.24, which does not exist \"\n"
-            "                       \"for Python 3.12 and later: run the PyTorch or TensorFlow \"\n"
-            "                       \"version of this notebook, or MXNet on your own machine.\")\n")
+    needs = framework(tab).max_python
+    if needs:   # Colab and Kaggle have a newer Python: say where the notebook runs
+        major, minor = (int(part) for part in needs.split(".")[:2])
+        message = language.text("launch_python", framework=display_name(tab), python=needs)
+        guard = (f"\nif sys.version_info >= ({major}, {minor + 1}):\n"
+                 f"    raise RuntimeError({_literals(message, 23)})\n")
     return f'''\
 # Setup for Colab and Kaggle: installs what this notebook needs and the platform lacks.
 import importlib.metadata, subprocess, sys
@@ -140,14 +140,15 @@ def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
     installs = [language.text("launch_library", release=release)]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
     setup = "launch_setup_many" if len(installs) > 1 else "launch_setup_one"
-    lines = [
-        language.text("launch_title", title=config.project.title, section=section.title,
-                      framework=display_name(tab), release=release),
-        "",
-        language.text(setup, listed=language.join(installs)),
-        "",
-        _gpu_text(tab, section, language),
-    ]
+    title = language.text("launch_title", title=config.project.title, section=section.title,
+                          framework=display_name(tab), release=release)
+    needs = framework(tab).max_python
+    if needs:   # downloaded only: where it runs, not how to set up Colab or Kaggle
+        lines = [title, "", language.text("launch_python", framework=display_name(tab),
+                                          python=needs)]
+    else:
+        lines = [title, "", language.text(setup, listed=language.join(installs)), "",
+                 _gpu_text(tab, section, language)]
     produced = describe(tab, executed, language)
     if produced:
         lines += ["", language.text("launch_outputs", provenance=produced)]
@@ -211,7 +212,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         METADATA_KEY: {"tab": tab, "source": section.display_path, "release": config.project.release,
                        "provenance": provenance},
     }
-    if section.gpus:
+    if section.gpus and framework(tab).gpu_on_platforms:   # no GPU to ask for otherwise
         metadata["accelerator"] = "GPU"
         metadata["colab"] = {"gpuType": "T4", "provenance": []}
         metadata["kaggle"] = dict(KAGGLE_GPU)
