@@ -567,3 +567,17 @@ def test_a_full_disk_during_a_render_is_a_clear_error(small_site, capsys):
            "— free some space" in err
     assert site_files(small_site) == original
     assert [p.name for p in small_site.parent.iterdir() if p.name.startswith("html")] == ["html"]
+
+
+def test_consecutive_stream_outputs_show_as_one_block():
+    from tabbook.output.outputs import merged_streams
+    outputs = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
+               {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},
+               {"output_type": "stream", "name": "stderr", "text": "w\n"},
+               {"output_type": "stream", "name": "stderr", "text": "x\n"},
+               {"output_type": "display_data", "data": {"text/plain": "d"}},
+               {"output_type": "stream", "name": "stdout", "text": "e\n"}]
+    merged = merged_streams(outputs)
+    assert [(o["output_type"], o.get("name"), o.get("text")) for o in merged] == [
+        ("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "w\nx\n"),
+        ("display_data", None, None), ("stream", "stdout", "e\n")]
