@@ -413,3 +413,19 @@ def test_gpu_sentence_reads_d_un_gpu_in_french(small_book):
     assert Language("fr", "fr").text("launch_gpu", gpus=text).startswith(
         "Cette section tire parti d'un GPU.")
     assert "tire parti de un" not in _gpu_text("pytorch", section, config.project.language)
+
+
+def test_launch_notebooks_prose_gets_french_typography_and_code_stays_as_written():
+    from tabbook.core.language import Language
+    from tabbook.output.launch import typeset_markdown
+    source = ("# Titre : bon ?\n\nUn texte : avec `a : b`, $x : y$, [lien ?](http://a.b/c?d=1) "
+              "et <http://x.y/?a> ; « oui » 1 200 Go.\n\n* item : :numref:`sec_x` ; deux\n\n"
+              "```bash\nls  # commentaire : brut\n```\n")
+    french = typeset_markdown(source, Language("fr", "fr"))
+    narrow = "\u202f"
+    assert f"# Titre{narrow}: bon{narrow}?" in french
+    assert f"Un texte{narrow}: avec `a : b`, $x : y$, [lien{narrow}?](http://a.b/c?d=1)" in french
+    assert "<http://x.y/?a>" in french and f"«{narrow}oui{narrow}»" in french
+    assert f"item{narrow}: :numref:`sec_x`{narrow}; deux" in french
+    assert "ls  # commentaire : brut" in french   # code: as written
+    assert typeset_markdown(source, Language("en", "en")) == source   # French books only

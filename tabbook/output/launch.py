@@ -34,6 +34,7 @@ from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
+from .typography import french
 from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
                     split_reference)
 
@@ -169,6 +170,56 @@ def _for_platforms(text: str, config: Config, section: Section, numbers: Numbers
     return text
 
 
+def typeset_markdown(text: str, language: Language) -> str:
+    """A notebook's Markdown in the book's typography (French spacing for a French book),
+    as the HTML renderer sets it: only the text of the prose changes, never code spans,
+    mathematics, raw HTML, roles, images, URLs or link targets."""
+    if not language.french:
+        return text
+    lines = text.split("\n")
+    for inline in prose_tokens(text):
+        if inline.type != "inline" or not inline.map:
+            continue
+        content = inline.content
+        typeset_content = _typeset_inline(inline, content)
+        if typeset_content == content:
+            continue
+        # Put each changed line back where it is written (after its block prefix).
+        for number, (old, new) in enumerate(zip(content.split("\n"),
+                                                typeset_content.split("\n")),
+                                            start=inline.map[0]):
+            if old != new and number < len(lines) and lines[number].count(old) == 1:
+                lines[number] = lines[number].replace(old, new)
+    return "\n".join(lines)
+
+
+def _typeset_inline(inline: Token, content: str) -> str:
+    """`content` (an inline token's) with `french` applied to its text tokens only."""
+    regions, cursor, in_link = [], 0, []
+    for child in inline.children or ():
+        if "span" in child.meta:   # a role or an image: as written
+            cursor = max(cursor, child.meta["span"][1])
+        elif child.type == "link_open":
+            in_link.append(child)
+        elif child.type == "link_close" and in_link:
+            href = in_link.pop().attrGet("href") or ""
+            found = content.find(href, cursor) if href else -1
+            cursor = found + len(href) if found >= 0 else cursor
+        elif child.type == "text" and child.content:
+            found = content.find(child.content, cursor)
+            if found < 0:
+                continue   # an escape or an entity: left as written
+            cursor = found + len(child.content)
+            if not (in_link and in_link[-1].markup in ("autolink", "linkify")):
+                regions.append((found, cursor))
+        elif child.content:   # code, math, raw HTML: skipped as written
+            found = content.find(child.content, cursor)
+            cursor = found + len(child.content) if found >= 0 else cursor
+    for start, end in reversed(regions):
+        content = content[:start] + french(content[start:end]) + content[end:]
+    return content
+
+
 def _published(token: Token, written: str, config: Config, section: Section,
                numbers: Numbers) -> str:
     """What a role, attribute line or image `written` in the sources becomes."""
@@ -198,13 +249,15 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     split one for a book that is not executed: no outputs, no provenance sentence)."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
-    intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, executed))
+    intro = nbformat.v4.new_markdown_cell(typeset_markdown(
+        _intro_text(config, tab, section, executed), config.project.language))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _for_platforms(cell.source, config, section, numbers)
+            cell.source = _for_platforms(typeset_markdown(cell.source, config.project.language),
+                                         config, section, numbers)
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},

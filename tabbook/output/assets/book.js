@@ -274,10 +274,16 @@
   }
   // Whether every word of the query begins a word of the page (Pagefind also returns
   // pages for words it only comes near).
+  // Words of letters, digits, "_" and inner dots (npx.set_np, load_parameters); texts in
+  // other scripts than Latin are left to Pagefind.
+  function words(text) {
+    return fold(text).replace(/[^0-9a-z_.\u0370-\u1fff\u3040-\u9fff\uac00-\ud7af]+/g, " ").split(" ")
+      .map(function (w) { return w.replace(/^\.+|\.+$/g, ""); }).filter(Boolean);
+  }
   function holds(page, query) {
-    var text = " " + fold(page.content || "").replace(/[^0-9a-z]+/g, " ");
-    return fold(query).split(/[^0-9a-z]+/).filter(Boolean).every(function (word) {
-      return text.indexOf(" " + word) >= 0;
+    var text = " " + words(page.content || "").join(" ");
+    return words(query).every(function (word) {
+      return /[^\x00-\x7f]/.test(word) || text.indexOf(" " + word) >= 0;
     });
   }
   var results = document.getElementById("search-results");
