@@ -195,29 +195,34 @@ def typeset_markdown(text: str, language: Language) -> str:
 
 def _typeset_inline(inline: Token, content: str) -> str:
     """`content` (an inline token's) with `french` applied to its text tokens only."""
-    regions, cursor, in_link = [], 0, []
+    regions, cursor, links = [], 0, []
     for child in inline.children or ():
-        if "span" in child.meta:   # a role or an image: as written
-            cursor = max(cursor, child.meta["span"][1])
-        elif child.type == "link_open":
-            in_link.append(child)
-        elif child.type == "link_close" and in_link:
-            href = in_link.pop().attrGet("href") or ""
-            found = content.find(href, cursor) if href else -1
-            cursor = found + len(href) if found >= 0 else cursor
+        if child.type == "link_open":
+            links.append(child)
         elif child.type == "text" and child.content:
             found = content.find(child.content, cursor)
             if found < 0:
                 continue   # an escape or an entity: left as written
             cursor = found + len(child.content)
-            if not (in_link and in_link[-1].markup in ("autolink", "linkify")):
+            if not (links and links[-1].markup in ("autolink", "linkify")):
                 regions.append((found, cursor))
-        elif child.content:   # code, math, raw HTML: skipped as written
-            found = content.find(child.content, cursor)
-            cursor = found + len(child.content) if found >= 0 else cursor
+        else:
+            cursor = _past(child, content, cursor, links)
     for start, end in reversed(regions):
         content = content[:start] + french(content[start:end]) + content[end:]
     return content
+
+
+def _past(child: Token, content: str, cursor: int, links: list[Token]) -> int:
+    """Where `content` goes on after `child`, which stays as written: a role or an image
+    (its span), a link's end (its target), code, math or raw HTML (its content)."""
+    if "span" in child.meta:
+        return max(cursor, child.meta["span"][1])
+    written = child.content
+    if child.type == "link_close":
+        written = links.pop().attrGet("href") or "" if links else ""
+    found = content.find(written, cursor) if written else -1
+    return found + len(written) if found >= 0 else cursor
 
 
 def _published(token: Token, written: str, config: Config, section: Section,
