@@ -215,7 +215,7 @@ def test_no_console_error_and_no_request_leaves_the_machine(book, server, visito
                 button.click()
     file_page = book / "_build" / "html" / "chapter_foundations" / "training-api.html"
     browse.page.goto(file_page.as_uri())
-    assert browse.page.locator("pre.code .copy").count() > 3
+    assert browse.page.locator(".code-block > pre.code + .copy").count() > 3
     assert browse.errors == []
     assert browse.outside == []
 
@@ -229,14 +229,20 @@ def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
     browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
     for tab in TABS:
         links = launch_links(config, tab, section)
-        box = browse.page.locator(f".launch[data-tab={tab}] a")
+        box = browse.page.locator(f".launch[data-tab={tab}] a.button")
         hrefs = box.evaluate_all("els => els.map(e => e.getAttribute('href'))")
-        assert hrefs[:2] == [links.colab, links.kaggle]
-        assert re.fullmatch(r"https://colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/"
-                            r"[\w./-]+\.ipynb", hrefs[0])
-        download = (book / "_build" / "html" / "chapter_gpu" / hrefs[2]).resolve()
+        if tab == "mxnet":   # Colab and Kaggle cannot run it: the download only, and where
+            assert len(hrefs) == 1 and "Python 3.11" in browse.page.locator(
+                ".launch[data-tab=mxnet] .launch-note").text_content()
+        else:
+            assert hrefs[:2] == [links.colab, links.kaggle]
+            assert re.fullmatch(r"https://colab\.research\.google\.com/github/[\w.-]+/"
+                                r"[\w.-]+/blob/[\w./-]+\.ipynb", hrefs[0])
+        download = (book / "_build" / "html" / "chapter_gpu" / hrefs[-1]).resolve()
         nbformat.validate(nbformat.read(download, as_version=4))
         assert download.as_posix().endswith(f"notebooks/{tab}/chapter_gpu/use-gpu.ipynb")
+        # Saved under a name that says its framework.
+        assert box.last.get_attribute("download") == f"use-gpu-{tab}.ipynb"
 
 
 @pytest.mark.browser

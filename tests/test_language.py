@@ -323,7 +323,7 @@ def test_the_pages_script_speaks_the_books_language(tmp_path, visitor, lang, cop
     site = render_site(book, config, number_book(book), config.build.tabs, layout).folder
     browse = visitor(color_scheme="light")
     browse.page.goto((site / "chap" / "sec.html").as_uri())
-    button = browse.page.locator("pre.code button.copy").first
+    button = browse.page.locator(".code-block > button.copy").first
     assert button.inner_text() == copy
     browse.page.locator("button.theme").click()   # auto -> light
     assert browse.page.locator("button.theme").get_attribute("title") == theme

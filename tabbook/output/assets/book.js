@@ -209,7 +209,7 @@
   // -- wide blocks: a table, an output or a formula wider than the page scrolls sideways;
   // the keyboard reaches it (and scrolls it with the arrows) only if it can take focus.
   function focusWide() {
-    document.querySelectorAll("article table, pre.output, .equation").forEach(function (block) {
+    document.querySelectorAll("article table, pre.output, pre.code, .equation").forEach(function (block) {
       if (block.scrollWidth > block.clientWidth) block.tabIndex = 0;
       else block.removeAttribute("tabindex");
     });
