@@ -215,7 +215,7 @@ def test_no_console_error_and_no_request_leaves_the_machine(book, server, visito
                 button.click()
     file_page = book / "_build" / "html" / "chapter_foundations" / "training-api.html"
     browse.page.goto(file_page.as_uri())
-    assert browse.page.locator("pre.code .copy").count() > 3
+    assert browse.page.locator(".code-block > pre.code + .copy").count() > 3
     assert browse.errors == []
     assert browse.outside == []
 
@@ -229,14 +229,20 @@ def test_launch_buttons_point_at_the_published_notebooks(book, server, visitor):
     browse.page.goto(f"{server}/html/chapter_gpu/use-gpu.html")
     for tab in TABS:
         links = launch_links(config, tab, section)
-        box = browse.page.locator(f".launch[data-tab={tab}] a")
+        box = browse.page.locator(f".launch[data-tab={tab}] a.button")
         hrefs = box.evaluate_all("els => els.map(e => e.getAttribute('href'))")
-        assert hrefs[:2] == [links.colab, links.kaggle]
-        assert re.fullmatch(r"https://colab\.research\.google\.com/github/[\w.-]+/[\w.-]+/blob/"
-                            r"[\w./-]+\.ipynb", hrefs[0])
-        download = (book / "_build" / "html" / "chapter_gpu" / hrefs[2]).resolve()
+        if tab == "mxnet":   # Colab and Kaggle cannot run it: the download only, and where
+            assert len(hrefs) == 1 and "Python 3.11" in browse.page.locator(
+                ".launch[data-tab=mxnet] .launch-note").text_content()
+        else:
+            assert hrefs[:2] == [links.colab, links.kaggle]
+            assert re.fullmatch(r"https://colab\.research\.google\.com/github/[\w.-]+/"
+                                r"[\w.-]+/blob/[\w./-]+\.ipynb", hrefs[0])
+        download = (book / "_build" / "html" / "chapter_gpu" / hrefs[-1]).resolve()
         nbformat.validate(nbformat.read(download, as_version=4))
         assert download.as_posix().endswith(f"notebooks/{tab}/chapter_gpu/use-gpu.ipynb")
+        # Saved under a name that says its framework.
+        assert box.last.get_attribute("download") == f"use-gpu-{tab}.ipynb"
 
 
 @pytest.mark.browser
@@ -567,3 +573,150 @@ def test_a_full_disk_during_a_render_is_a_clear_error(small_site, capsys):
            "— free some space" in err
     assert site_files(small_site) == original
     assert [p.name for p in small_site.parent.iterdir() if p.name.startswith("html")] == ["html"]
+
+
+def test_consecutive_stream_outputs_show_as_one_block():
+    from tabbook.output.outputs import merged_streams
+    outputs = [{"output_type": "stream", "name": "stdout", "text": "a\n"},
+               {"output_type": "stream", "name": "stdout", "text": ["b\n", "c\n"]},
+               {"output_type": "stream", "name": "stderr", "text": "w\n"},
+               {"output_type": "stream", "name": "stderr", "text": "x\n"},
+               {"output_type": "display_data", "data": {"text/plain": "d"}},
+               {"output_type": "stream", "name": "stdout", "text": "e\n"}]
+    merged = merged_streams(outputs)
+    assert [(o["output_type"], o.get("name"), o.get("text")) for o in merged] == [
+        ("stream", "stdout", "a\nb\nc\n"), ("stream", "stderr", "w\nx\n"),
+        ("display_data", None, None), ("stream", "stdout", "e\n")]
+
+
+# -- the reader's page (issue 29): layout, copy buttons, absent tabs, sidebar, outline, theme
+DESKTOP, PHONE = {"width": 1366, "height": 900}, {"width": 390, "height": 844}
+COPY_OVERLAPS = """() => [...document.querySelectorAll('.code-block')].filter(b => b.offsetParent)
+  .filter(b => { const code = b.querySelector('pre code'), button = b.querySelector('.copy')
+    .getBoundingClientRect(), range = document.createRange(); range.selectNodeContents(code);
+    const rects = [...range.getClientRects()].filter(r => r.width > 0);
+    const top = Math.min(...rects.map(r => r.top));
+    return rects.filter(r => r.top < top + 4).some(r => r.right > button.left &&
+      r.left < button.right && r.bottom > button.top && r.top < button.bottom); }).length"""
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+@pytest.mark.parametrize("viewport", [DESKTOP, PHONE], ids=["desktop", "phone"])
+def test_the_copy_button_never_covers_the_first_line_of_code(server, visitor, viewport):
+    browse = visitor(viewport=viewport)
+    for name in ("chapter_performance/mixed-precision", "chapter_access/hpc"):
+        browse.page.goto(f"{server}/html/{name}.html")
+        assert browse.page.locator(".code-block").count() > 0
+        assert browse.page.evaluate(COPY_OVERLAPS) == 0, name
+    assert not browse.errors
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_a_wide_table_uses_the_column_on_a_laptop_and_scrolls_on_a_phone(server, visitor):
+    browse = visitor(viewport=DESKTOP)
+    browse.page.goto(f"{server}/html/chapter_access/why-gpu.html")
+    sizes = browse.page.eval_on_selector_all(
+        "article table", "ts => ts.map(t => [t.scrollWidth, t.clientWidth])")
+    assert sizes and all(scroll <= client for scroll, client in sizes), sizes
+    phone = visitor(viewport=PHONE)
+    phone.page.goto(f"{server}/html/chapter_access/why-gpu.html")
+    overflow = phone.page.eval_on_selector_all("article table", "ts => ts.map(t => "
+                                               "getComputedStyle(t).overflowX)")
+    assert set(overflow) == {"auto"}   # what does not fit scrolls sideways
+    assert phone.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_a_tab_group_without_the_readers_framework_says_so(server, visitor):
+    browse = visitor(viewport=DESKTOP)
+    browse.page.goto(f"{server}/html/chapter_performance/mixed-precision.html?tab=mxnet")
+    absent = browse.page.locator(".tab-absent").evaluate_all(
+        "els => els.filter(e => e.offsetParent).map(e => e.innerText.trim())")
+    assert absent and set(absent) == {"Pas de version MXNet de ce passage."}
+    # Every visible tab group shows something, and its bar has the reader's framework.
+    assert browse.page.evaluate("""[...document.querySelectorAll('.tab-group')].every(g =>
+        [...g.querySelectorAll('.tab-panel')].some(p => p.offsetParent && p.innerText.trim())
+        && g.querySelector('[data-tab-button=mxnet][aria-selected=true]'))""")
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_sidebar_and_outline_follow_the_reader(server, visitor):
+    browse = visitor(viewport={"width": 1366, "height": 768})
+    browse.page.goto(f"{server}/html/chapter_references/zreferences.html")
+    assert browse.page.evaluate("""(() => { const s = document.getElementById('sidebar')
+        .getBoundingClientRect(), e = document.querySelector('#sidebar [aria-current=page]')
+        .getBoundingClientRect(); return e.top >= s.top && e.bottom <= s.bottom; })()""")
+    browse.page.goto(f"{server}/html/chapter_multi_gpu/data-parallel.html")
+    first = browse.page.locator(".outline a[aria-current=true]").inner_text()
+    browse.page.locator("article h2[id]").nth(2).scroll_into_view_if_needed()
+    browse.page.mouse.wheel(0, 10)
+    browse.page.wait_for_timeout(300)
+    later = browse.page.locator(".outline a[aria-current=true]")
+    assert later.count() == 1 and later.inner_text() != first
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_a_phone_has_a_compact_header_and_the_outline(server, visitor):
+    browse = visitor(viewport=PHONE)
+    browse.page.goto(f"{server}/html/chapter_performance/mixed-precision.html")
+    assert browse.page.locator("header.top").bounding_box()["height"] < 100   # two rows
+    summary = browse.page.locator(".outline summary")
+    assert summary.is_visible()
+    summary.click()
+    assert browse.page.locator(".outline ol a").first.is_visible()
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_the_theme_button_shows_the_theme_at_each_click(server, visitor):
+    browse = visitor(viewport=DESKTOP, color_scheme="light")
+    browse.page.goto(f"{server}/html/index.html")
+    button = browse.page.locator("button.theme")
+    seen = [button.inner_text()]
+    for _ in range(3):
+        button.click()
+        seen.append(button.inner_text())
+    assert seen == ["◐automatique", "☀clair", "☾sombre", "◐automatique"]
+
+
+@pytest.mark.kernels
+def test_chapter_index_pages_list_their_sections_and_chrome_is_not_indexed(book):
+    site = book / "_build" / "html"
+    page = (site / "chapter_access" / "index.html").read_text(encoding="utf-8")
+    listed = re.search(r'<nav class="chapter-sections".*?</nav>', page, flags=re.S).group(0)
+    assert 'href="why-gpu.html"' in listed or "why-gpu.html" in listed
+    section = (site / "chapter_access" / "why-gpu.html").read_text(encoding="utf-8")
+    assert re.search(r'<div class="launch" data-pagefind-ignore', section)
+    assert 'id="missing-tab" hidden data-pagefind-ignore' in section
+    mxnet = re.search(r'<div class="launch" data-pagefind-ignore data-tab="mxnet">.*?</div>',
+                      section, flags=re.S)
+    if mxnet:   # MXNet: the download only, named for its framework, and where it runs
+        assert "colab" not in mxnet.group(0) and 'download="why-gpu-mxnet.ipynb"' in mxnet.group(0)
+    assert (site / "pagefind" / "pytorch").is_dir() and (site / "pagefind" / "mxnet").is_dir()
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_search_indexes_the_readers_content_only(server, visitor):
+    browse = visitor(viewport=DESKTOP)
+
+    def pages(query, tab="pytorch"):
+        browse.page.goto(f"{server}/html/search.html?tab={tab}&q={query}")
+        status = browse.page.locator("#search-status")
+        status.filter(has_text=re.compile(r"\d")).wait_for(timeout=15000)
+        return browse.page.locator("#search-results > li > a").evaluate_all(
+            "els => els.map(e => e.getAttribute('href'))")
+
+    assert pages("xyzzy") == []
+    assert pages("Kaggle") == pages("Kaggle")   # stable
+    assert len(pages("Colab")) < 19   # no longer every page with buttons
+    written_out = set(pages("coeurs%20tensoriels"))   # « cœurs » in the book
+    assert written_out and written_out == set(pages("c%C5%93urs%20tensoriels"))
+    assert pages("memoire")
+    # Other frameworks' code is not in the reader's index.
+    assert not pages("npx.set_np", "pytorch") and pages("npx.set_np", "mxnet")

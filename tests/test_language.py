@@ -232,7 +232,7 @@ CODE_WORDS = {
                       "PyTorch.",
            "intro": "section « Du code », version **PyTorch** (livre 1.0.0)",
            "gpus": "Cette section tire parti de 2 GPU. Sur Colab : *Exécution",
-           "cpu_only": "tire parti de 2 GPU, mais MXNet n'a pas de version GPU",
+           "python": "MXNet demande Python 3.11 au plus",
            "setup": "le paquet `d2l` du livre (version 1.0.0), s'il manque",
            "restart": "Redémarrez la session", "link": "[section 1.1](",
            "edition": "Édition PyTorch", "version": "Version 1.0.0, 1er novembre 2026",
@@ -244,7 +244,7 @@ CODE_WORDS = {
            "missing": f"This section does not exist in {MISSING}; it is shown in PyTorch.",
            "intro": "section “Du code”, **PyTorch** version (book 1.0.0)",
            "gpus": "This section benefits from 2 GPUs. On Colab: *Runtime",
-           "cpu_only": "benefits from 2 GPUs, but MXNet has no GPU build",
+           "python": "MXNet needs Python 3.11 or older",
            "setup": "the book's `d2l` package (version 1.0.0) if it is missing",
            "restart": "Restart the session", "link": "[Section 1.1](",
            "edition": "PyTorch edition", "version": "Version 1.0.0, November 1, 2026",
@@ -256,7 +256,7 @@ CODE_WORDS = {
            "missing": f"本节没有 {MISSING} 版本，这里显示的是 PyTorch 版本。",
            "intro": "“Du code”一节，**PyTorch** 版本（本书 1.0.0）",
            "gpus": "本节可以利用2 个 GPU。在 Colab 上：*代码执行程序",
-           "cpu_only": "本节可以利用2 个 GPU，但 MXNet 没有",
+           "python": "MXNet 需要 Python 3.11 或更早的版本",
            "setup": "如果缺少本书的 `d2l` 包（版本 1.0.0），它会安装",
            "restart": "请重启会话", "link": "[1.1节](",
            "edition": "PyTorch 版", "version": "版本 1.0.0，2026年11月1日", "contents": "目录"},
@@ -296,8 +296,9 @@ def test_code_pages_launch_notebooks_and_pdf_speak_the_books_language(tmp_path, 
         prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
         assert words["link"] in prose   # a reference, as a link to the published book
     for key in ("intro", "setup", "gpus", "ran"):
-        assert words[key] in intros["pytorch"], key
-    assert words["cpu_only"] in intros["mxnet"]
+        assert (french(words[key]) if lang == "fr" else words[key]) in intros["pytorch"], key
+    where = french(words["python"]) if lang == "fr" else words["python"]
+    assert where in intros["mxnet"]   # where it runs: neither on Colab nor on Kaggle
 
     document = print_layout(book, config, numbers, "pytorch", layout,
                             datetime.date(2026, 11, 1)).html({})
@@ -322,7 +323,7 @@ def test_the_pages_script_speaks_the_books_language(tmp_path, visitor, lang, cop
     site = render_site(book, config, number_book(book), config.build.tabs, layout).folder
     browse = visitor(color_scheme="light")
     browse.page.goto((site / "chap" / "sec.html").as_uri())
-    button = browse.page.locator("pre.code button.copy").first
+    button = browse.page.locator(".code-block > button.copy").first
     assert button.inner_text() == copy
     browse.page.locator("button.theme").click()   # auto -> light
     assert browse.page.locator("button.theme").get_attribute("title") == theme

@@ -89,8 +89,10 @@ def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
             assert library_requirement(config) in setup.source
             assert "owner/book@v1.0.0" in library_requirement(config)
             assert notebook.metadata["kernelspec"]["name"] == "python3"
-            assert ("accelerator" in notebook.metadata) is gpus
-            assert ("kaggle" in notebook.metadata) is gpus
+            # MXNet cannot use the platforms' GPUs (nor run there): no GPU to ask for.
+            asks = gpus and tab != "mxnet"
+            assert ("accelerator" in notebook.metadata) is asks
+            assert ("kaggle" in notebook.metadata) is asks
             assert "mxnet==" in setup.source if tab == "mxnet" else "mxnet" not in setup.source
             assert ("pandas==2.3.3" in setup.source) is gpus
             assert "exécuté le 21/11/2026 à 10:00 UTC" in notebook.cells[0].source
@@ -386,3 +388,44 @@ def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, built_c
     names = {p["name"].lower() for p in json.loads(installed)}
     assert "gpu-dl-book-d2l" in names
     assert ("mxnet" in names) is (tab == "mxnet")
+
+
+def test_mxnet_setup_cell_stops_in_the_books_language_on_a_too_recent_python(small_book):
+    config, sections, numbers = small_book
+    notebook = make_launch_notebook(executed(sections["chap/gpu"], "mxnet"), config, "mxnet",
+                                    sections["chap/gpu"], numbers)
+    setup = notebook.cells[1].source
+    assert "sys.version_info >= (3, 12)" in setup
+    assert "MXNet demande Python 3.11 au plus" in setup.replace('"\n', "").replace(
+        '                       "', "")
+    assert "needs numpy" not in setup   # no English left in a French book's cell
+    assert "Python 3.11 au plus" in notebook.cells[0].source   # the intro says where it runs
+    assert "Settings › Internet" not in notebook.cells[0].source   # no platform set-up
+    compile(setup, "setup", "exec")
+
+
+def test_gpu_sentence_reads_d_un_gpu_in_french(small_book):
+    from tabbook.core.language import Language
+    from tabbook.output.launch import _gpu_text
+    config, sections, numbers = small_book
+    section = sections["chap/gpu"]
+    text = Language("fr", "fr").plural("gpus", 1)
+    assert Language("fr", "fr").text("launch_gpu", gpus=text).startswith(
+        "Cette section tire parti d'un GPU.")
+    assert "tire parti de un" not in _gpu_text("pytorch", section, config.project.language)
+
+
+def test_launch_notebooks_prose_gets_french_typography_and_code_stays_as_written():
+    from tabbook.core.language import Language
+    from tabbook.output.launch import typeset_markdown
+    source = ("# Titre : bon ?\n\nUn texte : avec `a : b`, $x : y$, [lien ?](http://a.b/c?d=1) "
+              "et <http://x.y/?a> ; « oui » 1 200 Go.\n\n* item : :numref:`sec_x` ; deux\n\n"
+              "```bash\nls  # commentaire : brut\n```\n")
+    french = typeset_markdown(source, Language("fr", "fr"))
+    narrow = "\u202f"
+    assert f"# Titre{narrow}: bon{narrow}?" in french
+    assert f"Un texte{narrow}: avec `a : b`, $x : y$, [lien{narrow}?](http://a.b/c?d=1)" in french
+    assert "<http://x.y/?a>" in french and f"«{narrow}oui{narrow}»" in french
+    assert f"item{narrow}: :numref:`sec_x`{narrow}; deux" in french
+    assert "ls  # commentaire : brut" in french   # code: as written
+    assert typeset_markdown(source, Language("en", "en")) == source   # French books only

@@ -24,6 +24,14 @@ class Framework:
     """Requirements a launch notebook installs on Colab and Kaggle, which lack them."""
     gpu_on_platforms: bool = True
     """Whether Colab and Kaggle can run it on their GPUs."""
+    max_python: str = ""
+    """The newest Python it installs on ("" if any). Colab and Kaggle run a newer one, so
+    the site offers its notebooks to download only, saying where they run."""
+
+    @property
+    def on_platforms(self) -> bool:
+        """Whether its launch notebooks can run on Colab and Kaggle."""
+        return not self.max_python
     device_pattern: str = ""
     """A regular expression for the device names it prints."""
 
@@ -44,6 +52,7 @@ FRAMEWORKS = {framework.tab: framework for framework in (
         gpu_count_code="import mxnet; print(mxnet.context.num_gpus())",
         # Retired in 2023; it needs numpy < 1.24, and its CUDA builds stop at CUDA 11.
         platform_lacks="mxnet==1.9.1 numpy<1.24", gpu_on_platforms=False,
+        max_python="3.11",   # numpy < 1.24 has no wheel for Python 3.12 (Colab, Kaggle)
         device_pattern=r"\b(?:gpu|cpu)\(\d+\)"),
     Framework(
         "tensorflow", "tensorflow", "TensorFlow",

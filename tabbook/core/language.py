@@ -38,6 +38,11 @@ FRENCH = {
     "open_colab": "Ouvrir dans Colab",
     "open_kaggle": "Ouvrir dans Kaggle",
     "download_notebook": "Télécharger le carnet {framework} (.ipynb)",
+    "launch_elsewhere": "Le carnet {framework} ne tourne ni sur Colab ni sur Kaggle, dont le "
+    "Python est trop récent : lancez-le avec Python {python} au plus, dans l'environnement du "
+    "livre (voir le {readme}) ou dans un conteneur.",
+    "readme": "README du dépôt", "chapter_sections": "Sections de ce chapitre",
+    "tab_absent": "Pas de version {framework} de ce passage.",
     "outline": "Sur cette page",
     "pager": "Pages voisines",
     "previous": "Précédent",
@@ -95,13 +100,12 @@ FRENCH = {
     "launch_setup_many": "Exécutez d'abord la cellule d'installation ci-dessous : elle installe "
                          "{listed}, s'ils manquent. Sur Kaggle, l'installation demande "
                          "d'activer *Settings › Internet* (compte vérifié par téléphone).",
-    "gpus_one": "un GPU",
-    "gpus_many": "{n} GPU",
-    "launch_cpu_only": "Cette section tire parti de {gpus}, mais {framework} n'a pas de version "
+    "gpus_one": "d'un GPU", "gpus_many": "de {n} GPU",
+    "launch_cpu_only": "Cette section tire parti {gpus}, mais {framework} n'a pas de version "
                        "GPU installable sur Colab ni sur Kaggle (le projet est arrêté depuis "
                        "2023 et ses paquets CUDA s'arrêtent à CUDA 11) : ici, tout tourne sur le "
                        "processeur, ce que le code détecte et affiche.",
-    "launch_gpu": "Cette section tire parti de {gpus}. Sur Colab : *Exécution › Modifier le type "
+    "launch_gpu": "Cette section tire parti {gpus}. Sur Colab : *Exécution › Modifier le type "
                   "d'exécution › GPU*. Sur Kaggle : *Settings › Accelerator › GPU*. Sans GPU, le "
                   "code tourne quand même, sur le processeur, et le dit.",
     "launch_no_gpu": "Cette section n'a pas besoin de GPU.",
@@ -110,6 +114,9 @@ FRENCH = {
     "launch_restart": "Redémarrez la session (Colab : Exécution › Redémarrer la session), puis "
                       "reprenez à la cellule suivante :",
     "launch_changed": "a changé de version.",
+    "launch_python": "{framework} demande Python {python} au plus, et cette session a un Python "
+    "plus récent : lancez ce carnet dans l'environnement du livre (README du dépôt) ou dans un "
+    "conteneur Python {python}.",
 }
 
 ENGLISH = {
@@ -129,6 +136,11 @@ ENGLISH = {
     "open_colab": "Open in Colab",
     "open_kaggle": "Open in Kaggle",
     "download_notebook": "Download the {framework} notebook (.ipynb)",
+    "launch_elsewhere": "The {framework} notebook runs neither on Colab nor on Kaggle, whose "
+    "Python is too recent: run it with Python {python} or older, in the book's environment (see "
+    "the {readme}) or in a container.",
+    "readme": "repository's README", "chapter_sections": "Sections of this chapter",
+    "tab_absent": "No {framework} version of this passage.",
     "outline": "On this page",
     "pager": "Previous and next pages",
     "previous": "Previous",
@@ -181,8 +193,7 @@ ENGLISH = {
     "launch_setup_many": "First run the setup cell below: it installs {listed} if they are "
                          "missing. On Kaggle, installing needs *Settings › Internet* turned on "
                          "(a phone-verified account).",
-    "gpus_one": "a GPU",
-    "gpus_many": "{n} GPUs",
+    "gpus_one": "a GPU", "gpus_many": "{n} GPUs",
     "launch_cpu_only": "This section benefits from {gpus}, but {framework} has no GPU build "
                        "that installs on Colab or Kaggle (the project was retired in 2023 and "
                        "its CUDA packages stop at CUDA 11): here everything runs on the CPU, "
@@ -196,6 +207,9 @@ ENGLISH = {
     "launch_restart": "Restart the session (Colab: Runtime › Restart session), then go on from "
                       "the next cell:",
     "launch_changed": "changed version.",
+    "launch_python": "{framework} needs Python {python} or older, and this session has a newer "
+    "Python: run this notebook in the book's environment (the repository's README) or in a "
+    "Python {python} container.",
 }
 
 # Modelled on d2l-zh (its numfig_format: 图1.2, 表1.2, 1.2节).
@@ -216,6 +230,9 @@ CHINESE = {
     "open_colab": "在 Colab 中打开",
     "open_kaggle": "在 Kaggle 中打开",
     "download_notebook": "下载 {framework} 笔记本（.ipynb）",
+    "launch_elsewhere": "{framework} 笔记本无法在 Colab 或 Kaggle 上运行（它们的 Python 太新）："
+                        "请用 Python {python} 或更早的版本运行，可使用本书的环境（见{readme}）或容器。",
+    "readme": "仓库的 README", "tab_absent": "这段内容没有 {framework} 版本。", "chapter_sections": "本章各节",
     "outline": "本页内容",
     "pager": "上一页和下一页",
     "previous": "上一页",
@@ -263,8 +280,7 @@ CHINESE = {
                         "打开 *Settings › Internet*（账户需经手机验证）。",
     "launch_setup_many": "请先运行下面的安装单元格：如果缺少{listed}，它会安装。在 Kaggle 上安装需要"
                          "打开 *Settings › Internet*（账户需经手机验证）。",
-    "gpus_one": "一个 GPU",
-    "gpus_many": "{n} 个 GPU",
+    "gpus_one": "一个 GPU", "gpus_many": "{n} 个 GPU",
     "launch_cpu_only": "本节可以利用{gpus}，但 {framework} 没有能在 Colab 或 Kaggle 上安装的 GPU "
                        "版本（该项目已于 2023 年停止维护，其 CUDA 包只支持到 CUDA 11）：这里一切都在"
                        "处理器上运行，代码会检测并显示这一点。",
@@ -275,6 +291,8 @@ CHINESE = {
     "launch_outputs": "已显示的输出来自本书：{provenance}你运行后的输出会替换它们。",
     "launch_restart": "请重启会话（Colab：代码执行程序 › 重启会话），然后从下一个单元格继续：",
     "launch_changed": "的版本已改变。",
+    "launch_python": "{framework} 需要 Python {python} 或更早的版本，而本会话的 Python 更新：请在本书"
+                     "的环境（见仓库的 README）或 Python {python} 容器中运行本笔记本。",
 }
 
 CATALOGUES = {"fr": FRENCH, "en": ENGLISH, "zh": CHINESE}

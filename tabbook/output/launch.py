@@ -34,6 +34,7 @@ from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
+from .typography import french
 from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
                     split_reference)
 
@@ -94,12 +95,12 @@ def _setup_code(config: Config, tab: str, section: Section) -> str:
     language = config.project.language
     requirements = [*config.launch.libs[tab], *section.required_libs]
     guard = ""
-    if tab == "mxnet":
-        guard = (
-            "\nif sys.version_info >= (3, 12):\n"
-            "    raise RuntimeError(\"MXNet 1.9.1 needs numpy < 1.24, which does not exist \"\n"
-            "                       \"for Python 3.12 and later: run the PyTorch or TensorFlow \"\n"
-            "                       \"version of this notebook, or MXNet on your own machine.\")\n")
+    needs = framework(tab).max_python
+    if needs:   # Colab and Kaggle have a newer Python: say where the notebook runs
+        major, minor = (int(part) for part in needs.split(".")[:2])
+        message = language.text("launch_python", framework=display_name(tab), python=needs)
+        guard = (f"\nif sys.version_info >= ({major}, {minor + 1}):\n"
+                 f"    raise RuntimeError({_literals(message, 23)})\n")
     return f'''\
 # Setup for Colab and Kaggle: installs what this notebook needs and the platform lacks.
 import importlib.metadata, subprocess, sys
@@ -140,14 +141,15 @@ def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
     installs = [language.text("launch_library", release=release)]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
     setup = "launch_setup_many" if len(installs) > 1 else "launch_setup_one"
-    lines = [
-        language.text("launch_title", title=config.project.title, section=section.title,
-                      framework=display_name(tab), release=release),
-        "",
-        language.text(setup, listed=language.join(installs)),
-        "",
-        _gpu_text(tab, section, language),
-    ]
+    title = language.text("launch_title", title=config.project.title, section=section.title,
+                          framework=display_name(tab), release=release)
+    needs = framework(tab).max_python
+    if needs:   # downloaded only: where it runs, not how to set up Colab or Kaggle
+        lines = [title, "", language.text("launch_python", framework=display_name(tab),
+                                          python=needs)]
+    else:
+        lines = [title, "", language.text(setup, listed=language.join(installs)), "",
+                 _gpu_text(tab, section, language)]
     produced = describe(tab, executed, language)
     if produced:
         lines += ["", language.text("launch_outputs", provenance=produced)]
@@ -166,6 +168,61 @@ def _for_platforms(text: str, config: Config, section: Section, numbers: Numbers
     for start, end, replacement in reversed(edits):
         text = text[:start] + replacement + text[end:]
     return text
+
+
+def typeset_markdown(text: str, language: Language) -> str:
+    """A notebook's Markdown in the book's typography (French spacing for a French book),
+    as the HTML renderer sets it: only the text of the prose changes, never code spans,
+    mathematics, raw HTML, roles, images, URLs or link targets."""
+    if not language.french:
+        return text
+    lines = text.split("\n")
+    for inline in prose_tokens(text):
+        if inline.type != "inline" or not inline.map:
+            continue
+        content = inline.content
+        typeset_content = _typeset_inline(inline, content)
+        if typeset_content == content:
+            continue
+        # Put each changed line back where it is written (after its block prefix).
+        for number, (old, new) in enumerate(zip(content.split("\n"),
+                                                typeset_content.split("\n")),
+                                            start=inline.map[0]):
+            if old != new and number < len(lines) and lines[number].count(old) == 1:
+                lines[number] = lines[number].replace(old, new)
+    return "\n".join(lines)
+
+
+def _typeset_inline(inline: Token, content: str) -> str:
+    """`content` (an inline token's) with `french` applied to its text tokens only."""
+    regions, cursor, links = [], 0, []
+    for child in inline.children or ():
+        if child.type == "link_open":
+            links.append(child)
+        elif child.type == "text" and child.content:
+            found = content.find(child.content, cursor)
+            if found < 0:
+                continue   # an escape or an entity: left as written
+            cursor = found + len(child.content)
+            if not (links and links[-1].markup in ("autolink", "linkify")):
+                regions.append((found, cursor))
+        else:
+            cursor = _past(child, content, cursor, links)
+    for start, end in reversed(regions):
+        content = content[:start] + french(content[start:end]) + content[end:]
+    return content
+
+
+def _past(child: Token, content: str, cursor: int, links: list[Token]) -> int:
+    """Where `content` goes on after `child`, which stays as written: a role or an image
+    (its span), a link's end (its target), code, math or raw HTML (its content)."""
+    if "span" in child.meta:
+        return max(cursor, child.meta["span"][1])
+    written = child.content
+    if child.type == "link_close":
+        written = links.pop().attrGet("href") or "" if links else ""
+    found = content.find(written, cursor) if written else -1
+    return found + len(written) if found >= 0 else cursor
 
 
 def _published(token: Token, written: str, config: Config, section: Section,
@@ -197,13 +254,15 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     split one for a book that is not executed: no outputs, no provenance sentence)."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
-    intro = nbformat.v4.new_markdown_cell(_intro_text(config, tab, section, executed))
+    intro = nbformat.v4.new_markdown_cell(typeset_markdown(
+        _intro_text(config, tab, section, executed), config.project.language))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _for_platforms(cell.source, config, section, numbers)
+            cell.source = _for_platforms(typeset_markdown(cell.source, config.project.language),
+                                         config, section, numbers)
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
@@ -211,7 +270,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         METADATA_KEY: {"tab": tab, "source": section.display_path, "release": config.project.release,
                        "provenance": provenance},
     }
-    if section.gpus:
+    if section.gpus and framework(tab).gpu_on_platforms:   # no GPU to ask for otherwise
         metadata["accelerator"] = "GPU"
         metadata["colab"] = {"gpuType": "T4", "provenance": []}
         metadata["kaggle"] = dict(KAGGLE_GPU)

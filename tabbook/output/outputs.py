@@ -91,10 +91,26 @@ def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
     return Markup()
 
 
-def render_outputs(outputs: list, ctx: PageContext) -> Markup:
-    """The outputs of one code cell, richest representation first."""
-    rendered = []
+def merged_streams(outputs: list) -> list:
+    """`outputs` with consecutive stream outputs of the same stream (stdout, stderr) made
+    one: a program's printed text is one block, however the kernel cut it."""
+    merged: list = []
     for output in outputs:
+        previous = merged[-1] if merged else None
+        if output.get("output_type") == "stream" and previous is not None and \
+                previous.get("output_type") == "stream" and \
+                previous.get("name") == output.get("name"):
+            merged[-1] = {**previous, "text": _joined(previous["text"]) + _joined(output["text"])}
+        else:
+            merged.append(output)
+    return merged
+
+
+def render_outputs(outputs: list, ctx: PageContext) -> Markup:
+    """The outputs of one code cell, richest representation first; consecutive stream
+    outputs of one stream shown as one block."""
+    rendered = []
+    for output in merged_streams(outputs):
         kind = output.get("output_type")
         if kind == "stream":
             css = "output stderr" if output.get("name") == "stderr" else "output"

@@ -24,7 +24,7 @@ from ..bootstrap.errors import BookError
 from ..bootstrap.records import FINGERPRINT, fingerprint, read_record, tree_hashes, write_stamp
 from ..core.config import CONFIG_FILE, Config
 from ..core.files import read_notebook, tool_files
-from ..core.frameworks import display_name
+from ..core.frameworks import display_name, framework
 from ..core.language import Language
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from ..core.layout import Layout, published_path, published_pdf
@@ -177,11 +177,34 @@ class _Launch:
     tab: str
     links: LaunchLinks
     download: str
+    filename: str
+    """The downloaded file's name: the section's and the framework's (``gpu-mxnet.ipynb``)."""
+    python: str
+    """The newest Python the framework runs on when Colab and Kaggle cannot run it (the
+    download only is offered), "" otherwise."""
+    readme: Markup
+    """A link to the repository's README (where the book's environment is set up)."""
+
+
+def readme_link(config: Config, language: Language) -> Markup:
+    """The repository's README ([launch] github_repo), as a link."""
+    return Markup('<a href="https://github.com/{}#readme">{}</a>').format(
+        config.launch.github_repo, say(language, "readme"))
 
 
 def _launch(site: Site, section: Section, tab: str, ctx: PageContext) -> _Launch:
-    return _Launch(tab, launch_links(site.config, tab, section),
-                   ctx.asset("notebooks/" + published_path(tab, section)))
+    path = published_path(tab, section)
+    return _Launch(tab, launch_links(site.config, tab, section), ctx.asset("notebooks/" + path),
+                   f"{Path(path).stem}-{tab}.ipynb", framework(tab).max_python,
+                   readme_link(site.config, site.config.project.language))
+
+
+def _chapter_sections(book: Book, section: Section) -> list[Section]:
+    """The sections of the chapter whose index page `section` is (none for another page)."""
+    for chapter in book.chapters:
+        if chapter.index.name == section.name:
+            return list(chapter.sections)
+    return []
 
 
 def render_page(site: Site, pages: list[Section], position: int) -> str:
@@ -201,6 +224,7 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
         site=site, ctx=ctx, ui=language, title=typeset(f"{number} {section.title}".strip(),
                                                        language), parts=parts,
         launches=launches, provenance=provenance, page_tabs=page_tabs if launches else [],
+        section_tabs=page_tabs, chapter_sections=_chapter_sections(site.book, section),
         previous=pages[position - 1] if position > 0 else None,
         following=pages[position + 1] if position + 1 < len(pages) else None)
 
@@ -237,14 +261,19 @@ def _search_page(site: Site, folder: str) -> str:
         folder=folder)
 
 
-def _index_search(folder: Path) -> None:
-    """Pagefind builds the search index (its stemming follows <html lang>)."""
+def _index_search(folder: Path, tabs: tuple[str, ...]) -> None:
+    """Pagefind builds the search index (its stemming follows <html lang>): one per
+    framework on a site with tabs (``pagefind/<tab>/``), which holds the prose and that
+    framework's code and outputs only, so that results show the reader's code."""
     from pagefind_bin import get_executable
 
-    result = subprocess.run([str(get_executable()), "--site", str(folder), "--silent"],
-                            capture_output=True, text=True, timeout=600)
-    if result.returncode != 0:
-        raise RenderError(f"pagefind failed: {result.stderr.strip()[-500:]}")
+    runs = [["--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
+             f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs] if len(tabs) > 1 else [[]]
+    for options in runs:
+        result = subprocess.run([str(get_executable()), "--site", str(folder), "--silent",
+                                 *options], capture_output=True, text=True, timeout=600)
+        if result.returncode != 0:
+            raise RenderError(f"pagefind failed: {result.stderr.strip()[-500:]}")
 
 
 @dataclass
@@ -354,7 +383,7 @@ def _write_site(site: Site, name: str, progress) -> None:
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(pdfs[tab], staging / site_path)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
-    _index_search(staging)
+    _index_search(staging, tabs)
     _copy_book_files(site.config, staging)
 
 

@@ -45,6 +45,8 @@
     var select = document.getElementById("framework-select");
     if (select) select.value = chosen;
     focusWide();   // the panels just shown may hold wide blocks
+    document.dispatchEvent(new Event("tabbook:tab"));
+    if (typeof clearCopy === "function") clearCopy();
   }
   function choose(tab) {
     if (bookTabs.indexOf(tab) < 0) return;
@@ -86,6 +88,10 @@
     var label = say("theme_" + theme);
     themeButton.setAttribute("aria-label", say("theme_change", { theme: label }));
     themeButton.title = say("theme", { theme: label });
+    // What is in effect shows on the button: its icon and the theme's name.
+    themeButton.dataset.themeShown = theme;
+    themeButton.querySelector(".theme-icon").textContent = { auto: "◐", light: "☀", dark: "☾" }[theme];
+    themeButton.querySelector(".theme-name").textContent = label;
   }
   showTheme(stored("tabbook-theme") || "auto");
   systemDark.addEventListener("change", function () { showTheme(root.dataset.theme); });
@@ -94,6 +100,48 @@
     store("tabbook-theme", next);
     showTheme(next);
   });
+
+  // -- sidebar: the current page's entry in view ------------------------------------
+  var sidebar = document.getElementById("sidebar");
+  var current = sidebar && sidebar.querySelector("[aria-current=page]");
+  if (current && sidebar.scrollHeight > sidebar.clientHeight) {
+    var box = sidebar.getBoundingClientRect(), entry = current.getBoundingClientRect();
+    if (entry.top < box.top || entry.bottom > box.bottom)
+      sidebar.scrollTop += entry.top - box.top - (box.height - entry.height) / 2;
+  }
+
+  // -- outline: the heading being read is marked; folded on phones ----------------------
+  var outline = document.querySelector(".outline");
+  if (outline) {
+    var phone = window.matchMedia("(max-width: 50rem)");
+    var folds = outline.querySelector("details");
+    if (folds && phone.matches) folds.open = false;
+    var links = {};
+    outline.querySelectorAll("a[href^='#']").forEach(function (a) {
+      links[decodeURIComponent(a.getAttribute("href").slice(1))] = a;
+    });
+    var headings = Array.prototype.filter.call(
+      document.querySelectorAll("article h2[id], article h3[id]"),
+      function (h) { return h.id in links; });
+    var mark = function () {
+      // The last heading above the reading line (a third down the window).
+      var line = window.innerHeight / 3, reading = null;
+      headings.forEach(function (h) { if (h.getBoundingClientRect().top <= line) reading = h; });
+      if (!reading && headings.length) reading = headings[0];
+      Object.keys(links).forEach(function (id) {
+        if (reading && id === reading.id) links[id].setAttribute("aria-current", "true");
+        else links[id].removeAttribute("aria-current");
+      });
+    };
+    if ("IntersectionObserver" in window && headings.length) {
+      var observer = new IntersectionObserver(mark, { rootMargin: "0px 0px -66% 0px" });
+      headings.forEach(function (h) { observer.observe(h); });
+      window.addEventListener("scroll", function () {
+        if (!mark.pending) { mark.pending = true; requestAnimationFrame(function () { mark.pending = false; mark(); }); }
+      }, { passive: true });
+    }
+    mark();
+  }
 
   // -- menu on small screens -----------------------------------------------------
   var menu = document.querySelector("button.menu");
@@ -122,8 +170,30 @@
         done();
       }
     });
-    pre.appendChild(button);
+    var block = document.createElement("div");
+    block.className = "code-block";
+    pre.parentNode.insertBefore(block, pre);
+    block.appendChild(pre);
+    block.appendChild(button);
   });
+  // The width of the first line of each code block against the room the button leaves.
+  var probe = document.createElement("span");
+  function clearCopy() {
+    document.querySelectorAll(".code-block").forEach(function (block) {
+      var pre = block.querySelector("pre.code"), button = block.querySelector(".copy");
+      if (!probe || !pre.offsetParent) return;   // a hidden panel: measured when shown
+      var code = pre.querySelector("code");
+      var first = code.textContent.split("\n")[0].replace(/\s+$/, "");
+      probe.textContent = first;
+      probe.style.cssText = "position:absolute;visibility:hidden;white-space:pre;font:inherit";
+      code.appendChild(probe);
+      var right = code.getBoundingClientRect().left + probe.getBoundingClientRect().width;
+      code.removeChild(probe);
+      pre.classList.toggle("copy-clear", right > button.getBoundingClientRect().left - 4);
+    });
+  }
+  clearCopy();
+  window.addEventListener("resize", clearCopy);
   function fallback(text) {
     var area = document.createElement("textarea");
     area.value = text;
@@ -139,7 +209,7 @@
   // -- wide blocks: a table, an output or a formula wider than the page scrolls sideways;
   // the keyboard reaches it (and scrolls it with the arrows) only if it can take focus.
   function focusWide() {
-    document.querySelectorAll("article table, pre.output, .equation").forEach(function (block) {
+    document.querySelectorAll("article table, pre.output, pre.code, .equation").forEach(function (block) {
       if (block.scrollWidth > block.clientWidth) block.tabIndex = 0;
       else block.removeAttribute("tabindex");
     });
@@ -190,6 +260,32 @@
     }
     return item;
   }
+  // Words compared without accents, case or ligatures: « cœur » is « coeur ».
+  function fold(text) {
+    return text.toLowerCase().replace(/œ/g, "oe").replace(/æ/g, "ae")
+      .normalize("NFD").replace(/[\u0300-\u036f]/g, "");
+  }
+  // The query as written and with its ligatures written out and put back (Pagefind's
+  // words keep their œ): results of any of them.
+  function variants(query) {
+    var found = [query, query.replace(/œ/gi, "oe").replace(/æ/gi, "ae"),
+                 query.replace(/oe/g, "œ").replace(/ae/g, "æ")];
+    return found.filter(function (q, i) { return found.indexOf(q) === i; });
+  }
+  // Whether every word of the query begins a word of the page (Pagefind also returns
+  // pages for words it only comes near).
+  // Words of letters, digits, "_" and inner dots (npx.set_np, load_parameters); texts in
+  // other scripts than Latin are left to Pagefind.
+  function words(text) {
+    return fold(text).replace(/[^0-9a-z_.\u0370-\u1fff\u3040-\u9fff\uac00-\ud7af]+/g, " ").split(" ")
+      .map(function (w) { return w.replace(/^\.+|\.+$/g, ""); }).filter(Boolean);
+  }
+  function holds(page, query) {
+    var text = " " + words(page.content || "").join(" ");
+    return words(query).every(function (word) {
+      return /[^\x00-\x7f]/.test(word) || text.indexOf(" " + word) >= 0;
+    });
+  }
   var results = document.getElementById("search-results");
   if (results) {
     var input = document.getElementById("q");
@@ -197,26 +293,50 @@
     if (location.protocol === "file:") {
       document.getElementById("search-file").hidden = false;
     } else {
-      var engine = import(new URL("pagefind/pagefind.js", document.baseURI).href);
+      // One index per framework on a book with tabs: the reader's framework's.
+      var engines = {};
+      var engine = function () {
+        var folder = bookTabs.length > 1 ? "pagefind/" + root.dataset.tab + "/" : "pagefind/";
+        if (!engines[folder]) {
+          engines[folder] = import(new URL(folder + "pagefind.js", document.baseURI).href)
+            .then(function (pagefind) {
+              return pagefind.options({ baseUrl: new URL(".", document.baseURI).pathname })
+                .then(function () { return pagefind; });
+            });
+        }
+        return engines[folder];
+      };
       var latest = 0;
       var run = function () {
         var query = input.value.trim(), ticket = ++latest;
         if (!query) { results.innerHTML = ""; status.textContent = ""; return; }
-        engine.then(function (pagefind) { return pagefind.debouncedSearch(query, {}, 200); })
-          .then(function (found) {
-            if (!found || ticket !== latest) return null;
-            status.textContent = say("search_found", { count: found.results.length, query: query });
-            return Promise.all(found.results.slice(0, 10).map(function (r) { return r.data(); }));
-          })
-          .then(function (pages) {
-            if (!pages || ticket !== latest) return;
-            results.innerHTML = "";
-            pages.forEach(function (page) { results.appendChild(resultItem(page)); });
+        engine().then(function (pagefind) {
+          return new Promise(function (done) { setTimeout(done, 200); }).then(function () {
+            if (ticket !== latest) return null;
+            return Promise.all(variants(query).map(function (q) { return pagefind.search(q); }));
           });
+        }).then(function (searches) {
+          if (!searches || ticket !== latest) return null;
+          var seen = {}, found = [];
+          searches.forEach(function (search) {
+            (search ? search.results : []).forEach(function (r) {
+              if (!seen[r.id]) { seen[r.id] = true; found.push(r); }
+            });
+          });
+          found.sort(function (a, b) { return b.score - a.score; });
+          return Promise.all(found.map(function (r) { return r.data(); }));
+        }).then(function (pages) {
+          if (!pages || ticket !== latest) return;
+          pages = pages.filter(function (page) { return holds(page, query); });
+          status.textContent = say("search_found", { count: pages.length, query: query });
+          results.innerHTML = "";
+          pages.slice(0, 10).forEach(function (page) { results.appendChild(resultItem(page)); });
+        });
       };
       input.value = new URLSearchParams(location.search).get("q") || "";
       input.addEventListener("input", run);
       input.form.addEventListener("submit", function (event) { event.preventDefault(); run(); });
+      document.addEventListener("tabbook:tab", run);   // another framework: its index
       run();
     }
   }
