@@ -56,6 +56,7 @@ FRENCH = {
     "copied": "Copié",
     "heading_link": "Lien vers cette partie",
     "figure": "Figure {number}",
+    "table": "Tableau {number}",
     "output_figure": "Figure produite par le code",
     "missing_value": "[valeur non calculée : {expression}]",
     # -- references (:numref:) and citations
@@ -146,6 +147,7 @@ ENGLISH = {
     "copied": "Copied",
     "heading_link": "Link to this part",
     "figure": "Fig. {number}",
+    "table": "Table {number}",
     "output_figure": "Figure produced by the code",
     "missing_value": "[value not computed: {expression}]",
     "ref_chapter": "Chapter {number}",
@@ -233,6 +235,7 @@ CHINESE = {
     "copied": "已复制",
     "heading_link": "此标题的链接",
     "figure": "图{number}",
+    "table": "表{number}",
     "output_figure": "代码生成的图",
     "missing_value": "[未计算的值：{expression}]",
     "ref_chapter": "第{number}章",
