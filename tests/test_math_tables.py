@@ -2,6 +2,8 @@
 site ships, large operators at display size, numbered tables with their caption."""
 from __future__ import annotations
 
+import re
+
 import pytest
 
 from conftest import write_book
@@ -64,3 +66,13 @@ def test_math_is_drawn_in_the_math_font_with_display_size_operators(math_site, v
     caption = page.text_content("table#tab_cartes > caption")
     assert caption.replace("\u00a0", " ") == "Tableau 1.1 — Deux cartes"
     browse.close()
+
+
+def test_a_framework_without_its_pdf_says_how_to_make_it(math_site):
+    page = (math_site / "chap" / "sec.html").read_text(encoding="utf-8")
+    for tab, name in (("pytorch", "PyTorch"), ("mxnet", "MXNet"), ("tensorflow", "TensorFlow")):
+        notice = re.search(f'<span class="missing-pdf" data-tab="{tab}">(.*?)</span>', page)
+        assert notice, tab
+        assert notice.group(1).startswith(f"Le PDF ({name}) n")
+        assert notice.group(1).endswith(f"<code>python3 build.py pdf --tab {tab}</code>")
+    assert 'download>' not in page
