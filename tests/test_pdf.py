@@ -594,3 +594,29 @@ def test_the_html_book_offers_the_pdf(book_pdf):
         for _, _, value in parse_page(site / page).links:
             if value.endswith(".pdf"):
                 assert ((site / page).parent / value).resolve() == offered.resolve()
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_the_main_build_prints_the_three_pdfs_and_the_site_offers_them(built_copy,
+                                                                        framework_pythons):
+    """The README's main command (`build.py` alone) prints each framework's PDF before the
+    site, which offers all three; built again with nothing changed, it prints nothing."""
+    root = built_copy()
+    pythons = [arg for tab, python in framework_pythons.items()
+               for arg in ("--python", f"{tab}={python}")]
+    result = build(root, *pythons)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tabs = ("pytorch", "mxnet", "tensorflow")
+    for tab in tabs:
+        assert re.search(rf"^pdf \[{tab}\]: \d+ pages", result.stdout, re.M), result.stdout
+    site = root / "_build" / "html"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for tab in tabs:
+        name = f"gpu-dl-book-{tab}.pdf"
+        assert (site / "pdf" / name).read_bytes() == (root / "_build" / "pdf" / name).read_bytes()
+        assert f'href="pdf/{name}"' in index
+    assert "missing-pdf" not in index
+    again = build(root, *pythons)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.count("unchanged") >= 3, again.stdout   # the three PDFs kept
