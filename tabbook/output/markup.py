@@ -12,7 +12,6 @@ from __future__ import annotations
 import hashlib
 import html
 import posixpath
-import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,38 +22,12 @@ from markdown_it.token import Token
 
 from ..core.language import Language
 from ..core.model import project_path
-from ..source.latex import to_mathml
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
+from .mathml import math_html, math_rule
 from .typography import starts_with_punctuation, tie_leading_unit, typeset
-
-
-# A comma between two digits, as latex2mathml writes it (``0,001`` or ``0{,}001``).
-DECIMAL_COMMA = re.compile(r"<mn>(\d+)</mn>(<mrow>)?<mo>&#x0002C;</mo>(?(2)</mrow>)<mn>(\d+)")
-
-
-def _math(latex: str, display: bool, language: Language | None = None) -> str:
-    """MathML; the source as written when it cannot be converted (the check reported it).
-    Display math is in display style (large operators, limits above and below); in a
-    French book a comma between digits is a decimal separator, one number with no space
-    after it (LaTeX's ``{,}``)."""
-    mathml, _ = to_mathml(latex, display)
-    if mathml is None:
-        return f'<code class="math-error">{html.escape(latex)}</code>'
-    if language is not None and language.french:
-        mathml = DECIMAL_COMMA.sub(r"<mn>\1,\3", mathml)
-    if display:
-        mathml = mathml.replace('display="block"', 'display="block" displaystyle="true"', 1)
-    return mathml
-
-
-def _math_rule(display: bool):
-    """markdown-it's render rule of inline math, in the page's language."""
-    def rule(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-        return _math(tokens[index].content, display, env["ctx"].language)
-    return rule
 
 
 @dataclass
@@ -361,7 +334,7 @@ def _equation(tokens: Sequence[Token], index: int, env: Env) -> str:
         anchor = f' id="{html.escape(label.meta["content"])}"'
         number = ctx.numbers.equations.get((ctx.page, env["line"] + label.map[0]), "")
         tag = f'<span class="eqno">({number})</span>' if number else ""
-    return f'<div class="equation"{anchor}>{_math(tokens[index].content, True, ctx.language)}{tag}</div>\n'
+    return f'<div class="equation"{anchor}>{math_html(tokens[index].content, True, ctx.language)}{tag}</div>\n'
 
 
 # Top-level blocks with HTML of their own (None: markdown-it's HTML after all).
@@ -371,11 +344,10 @@ BLOCKS: dict[str, Callable[[Sequence[Token], int, Env], str | None]] = {
 
 
 def _markdown() -> MarkdownIt:
-    md = prose_markdown(math=_math)
+    md = prose_markdown(math=math_html)
     md.add_render_rule("role", _role)
-    md.add_render_rule("math_inline", _math_rule(False))
-    md.add_render_rule("math_inline_double", _math_rule(True))
-    md.add_render_rule("math_block", _math_rule(True))
+    for kind in ("math_inline", "math_inline_double", "math_block"):
+        md.add_render_rule(kind, math_rule(kind))
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("text", _text)
     md.add_render_rule("softbreak", _softbreak)
