@@ -261,6 +261,10 @@ SECTION_TWO = md(DECLARE, """
     # Deuxième section
     :label:`sec_two`
 
+    | Interconnexion | Caractéristiques | Disponibilité | Consommation | Performances | Températures | Fonctionnalités |
+    |-|-|-|-|-|-|-|
+    | internationalisation | 1 | 2 | 3 | 4 | 5 | 6 |
+
     ## Une partie
 
     La :numref:`fig_schema` est dans la :numref:`sec_one`.
@@ -380,6 +384,10 @@ def test_tables_math_code_and_running_heads_in_print(small_pdf):
     assert _plain(COMMAND) in lines
     # Its words whole in the table (hyphenated at most, never cut without a hyphen).
     assert "Interconnexion haut débit" in " ".join(lines).replace("- ", "")
+    # A table too wide for the page at its size is set smaller: no word cut.
+    wide = " ".join(small_pdf.lines[dict(small_pdf.contents())["1.2 Deuxième section"] - 1])
+    assert ("Interconnexion Caractéristiques Disponibilité Consommation Performances "
+            "Températures Fonctionnalités") in wide and "internationalisation" in wide
     # The chapter's title at the top of its pages; none on the title page and contents.
     assert small_pdf.header(page) == "1 Chapitre"
     assert small_pdf.header(1) == "" and small_pdf.header(2) == ""

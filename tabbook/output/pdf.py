@@ -58,7 +58,9 @@ SMALLEST_CODE_PT = 5.5
 """A block's lines are set down to this size to fit the page's width; wider, they wrap."""
 # Run in the page before it is printed: each <pre> whose longest line is wider than the
 # page is set smaller to fit it (down to a floor, below which it wraps at the edge);
-# short blocks are kept on one page.
+# short blocks are kept on one page. A table whose words do not fit the page is set
+# smaller too: its words are never cut (Chromium has no French hyphenation patterns
+# offline on Linux, so `hyphens: auto` may do nothing).
 FIT_BLOCKS = """([shortest, smallest]) => {
   for (const pre of document.querySelectorAll('pre')) {
     if (pre.textContent.replace(/\\n$/, '').split('\\n').length <= shortest) {
@@ -73,6 +75,15 @@ FIT_BLOCKS = """([shortest, smallest]) => {
     pre.style.fontSize = Math.max(fitted, floor) + 'px';
     for (const code of pre.querySelectorAll('code')) code.style.fontSize = 'inherit';
     if (fitted < floor) pre.classList.add('wraps');
+  }
+  for (const table of document.querySelectorAll('table')) {
+    for (let pass = 0; pass < 3; pass++) {   // cells' padding scales with the font
+      const room = table.parentElement.clientWidth, needed = table.offsetWidth;
+      if (needed <= room + 0.5) break;
+      const size = parseFloat(getComputedStyle(table).fontSize) * room / needed * 0.98;
+      table.style.fontSize = Math.max(size, smallest * 96 / 72) + 'px';
+      if (size < smallest * 96 / 72) { table.classList.add('wraps'); break; }
+    }
   }
   return true;
 }"""
