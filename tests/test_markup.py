@@ -239,3 +239,13 @@ def test_display_math_has_display_style_and_french_decimal_commas(tmp_path):
     english = language_of("en")[0]
     assert "<mn>0</mn><mo>&#x0002C;</mo><mn>001</mn>" in \
         render_prose("$0,001$\n", 1, replace(ctx, language=english))
+
+
+def test_a_large_operators_scripts_become_limits_but_an_integrals_do_not(tmp_path):
+    ctx, _ = context(tmp_path)
+    html = render_prose("$$\\left( \\sum_{i \\in A} x_i \\right) + \\max_{j} y_j"
+                        " + \\int_0^1 f$$\n", 1, ctx)
+    assert "<munder><mo>&#x02211;</mo><mrow><mi>i</mi>" in html   # below it in display
+    assert "<munder><mo>max</mo>" in html
+    assert "<msubsup><mo>&#x0222B;</mo>" in html   # an integral keeps its scripts
+    assert "<msub><mo>" not in html

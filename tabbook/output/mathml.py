@@ -20,6 +20,13 @@ from ..source.latex import to_mathml
 DECIMAL_COMMA = re.compile(r"<mn>(\d+)</mn>(<mrow>)?<mo>&#x0002C;</mo>(?(2)</mrow>)<mn>(\d+)")
 """A comma between two digits, as latex2mathml writes it (``0,001`` or ``0{,}001``)."""
 
+LIMITS_OPERATORS = ("&#x02211;", "&#x0220F;", "&#x02210;", "&#x022C3;", "&#x022C2;",
+                    "&#x02A01;", "&#x02A02;", "lim", "max", "min", "sup", "inf", "argmax",
+                    "argmin")
+"""Operators whose limits go below and above them in display math (not the integrals)."""
+SCRIPTS_TO_LIMITS = {"msub": "munder", "msup": "mover", "msubsup": "munderover"}
+"""latex2mathml sometimes writes a sum's limits as scripts (inside ``\\left( \\right)``)."""
+
 WRAPPERS = {"math_inline": ('<span class="math inline">', "</span>", False),
             "math_inline_double": ('<div class="math inline">', "</div>", True),
             "math_block": ('<div class="math block">\n', "\n</div>\n", True)}
@@ -35,6 +42,27 @@ def math_html(latex: str, display: bool, language: Language | None = None) -> st
         mathml = DECIMAL_COMMA.sub(r"<mn>\1,\3", mathml)
     if display:
         mathml = mathml.replace('display="block"', 'display="block" displaystyle="true"', 1)
+    return _limits_under_and_over(mathml)
+
+
+def _limits_under_and_over(mathml: str) -> str:
+    """Scripts of a large operator as limits (<munder>…): in display style they sit
+    below and above it, inline they stay scripts (the operator's movablelimits)."""
+    for script, limits in SCRIPTS_TO_LIMITS.items():
+        tags = re.compile(rf"<(/?){script}>")
+        for operator in LIMITS_OPERATORS:
+            opening = f"<{script}><mo>{operator}</mo>"
+            while (start := mathml.find(opening)) >= 0:
+                depth = 0
+                for tag in tags.finditer(mathml, start):
+                    depth += -1 if tag.group(1) else 1
+                    if depth == 0:
+                        break
+                else:   # not closed: leave it as it is
+                    break
+                mathml = (f"{mathml[:start]}<{limits}><mo>{operator}</mo>"
+                          f"{mathml[start + len(opening):tag.start()]}</{limits}>"
+                          f"{mathml[tag.end():]}")
     return mathml
 
 
