@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import base64
+from dataclasses import replace
 
 import nbformat
 import pytest
@@ -178,3 +179,73 @@ def test_math_is_converted_once_for_the_check_and_the_page(tmp_path):
     assert to_mathml("\\left( x", False) == (None, "cannot be read (extra left or missing right)")
     assert to_mathml("\\frac{a}{b", False)[1] == "a '{' is never closed"
     assert to_mathml("\\{a\\} \\\\ b", True)[1] is None
+
+
+TABLES = """\
+# Tableaux
+:label:`sec_tab`
+
+Le :numref:`tab_gpu` compare deux cartes.
+
+: Deux cartes et leur *mémoire*
+
+| Carte | Mémoire |
+|:-|-:|
+| A100 | 80 |
+| H100 | 80 |
+:label:`tab_gpu`
+
+| Sans | légende |
+|-|-|
+| 1 | 2 |
+:label:`tab_bare`
+
+| Ni | étiquette |
+|-|-|
+| 3 | 4 |
+"""
+
+
+def test_a_labelled_table_is_numbered_with_its_caption_and_its_anchor(tmp_path):
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n",
+                                 "chap/sec.md": TABLES})
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not problems
+    section = book.chapters[0].sections[0]
+    ctx = PageContext(section.name, section.display_path, number_book(book), tmp_path / "site",
+                      root, config.project.language)
+    html = "".join(render_prose(c.source, c.line, ctx) for c in section.cells)
+    # The caption line (d2lbook's « : Titre » before the table) is the table's caption,
+    # not a paragraph; the anchor is the table itself, not an empty span after it.
+    assert ('<table id="tab_gpu"><caption><span class="number">Tableau 1.1</span> — '
+            'Deux cartes et leur <em>mémoire</em></caption>') in html
+    assert '<a class="reference" href="#tab_gpu">tableau 1.1</a>' in html
+    assert '<table id="tab_bare"><caption><span class="number">Tableau 1.2</span></caption>' \
+        in html
+    assert "<table>\n<thead>" in html   # neither labelled nor captioned: as it was
+    assert "<p>: Deux" not in html and '<span id="tab_' not in html
+
+
+def test_display_math_has_display_style_and_french_decimal_commas(tmp_path):
+    ctx, _ = context(tmp_path)
+    html = render_prose("On a $2^{-10} \\approx 0,001$ et $f(a, b)$, $1{,}5$.\n\n"
+                        "$$\\sum_{i=1}^{n} x_i$$\n", 1, ctx)
+    # One number, no space after its comma; a comma between letters is still punctuation.
+    assert "<mn>0,001</mn>" in html and "<mn>1,5</mn>" in html
+    assert "<mi>a</mi><mo>&#x0002C;</mo>" in html
+    assert 'display="block" displaystyle="true"' in html
+    assert "<munderover><mo>&#x02211;</mo>" in html   # limits above and below
+    english = language_of("en")[0]
+    assert "<mn>0</mn><mo>&#x0002C;</mo><mn>001</mn>" in \
+        render_prose("$0,001$\n", 1, replace(ctx, language=english))
+
+
+def test_a_large_operators_scripts_become_limits_but_an_integrals_do_not(tmp_path):
+    ctx, _ = context(tmp_path)
+    html = render_prose("$$\\left( \\sum_{i \\in A} x_i \\right) + \\max_{j} y_j"
+                        " + \\int_0^1 f$$\n", 1, ctx)
+    assert "<munder><mo>&#x02211;</mo><mrow><mi>i</mi>" in html   # below it in display
+    assert "<munder><mo>max</mo>" in html
+    assert "<msubsup><mo>&#x0222B;</mo>" in html   # an integral keeps its scripts
+    assert "<msub><mo>" not in html

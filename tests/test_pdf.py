@@ -132,13 +132,36 @@ class Pdf:
 
     def footer(self, number: int) -> str:
         """The text printed in the bottom margin of a page."""
+        return self._margin(number, bottom=True)
+
+    def header(self, number: int) -> str:
+        """The text printed in the top margin of a page (its running head)."""
+        return self._margin(number, bottom=False)
+
+    def _margin(self, number: int, bottom: bool) -> str:
         document = pypdfium2.PdfDocument(self.path)
         page = document[number - 1]
         text = page.get_textpage()
-        found = text.get_text_bounded(0, 0, page.get_width(), 18 * MM).strip()
+        height = page.get_height()
+        low, high = (0, 18 * MM) if bottom else (height - 16 * MM, height)
+        found = text.get_text_bounded(0, low, page.get_width(), high).strip()
         text.close()
         document.close()
         return found
+
+    def fonts(self) -> set[str]:
+        """The base names of the fonts embedded in the document (subset prefixes dropped)."""
+        names = set()
+        for page in self.reader.pages:
+            for font in (page.get("/Resources") or {}).get("/Font", {}).values():
+                font = font.get_object()
+                descriptor = font.get("/FontDescriptor")
+                for descendant in font.get("/DescendantFonts", []):
+                    descriptor = descendant.get_object().get("/FontDescriptor") or descriptor
+                if descriptor is not None and any(key in descriptor.get_object() for key in
+                                                  ("/FontFile", "/FontFile2", "/FontFile3")):
+                    names.add(str(font["/BaseFont"]).lstrip("/").split("+")[-1])
+        return names
 
 
 def write_png(pdf: Path, number: int, target: Path) -> None:
@@ -184,6 +207,10 @@ def check_contents_and_bookmarks(pdf: Pdf, chapters: list[tuple[str, list[str]]]
 
 # -- a small book, written on the fly -----------------------------------------------
 LONG_LINE = "valeurs = [" + ", ".join(str(n) for n in range(100, 190)) + "]"
+# Wider than the page at the code's size, hyphenated: set smaller on one line, never
+# broken at a hyphen.
+COMMAND = ("nvidia-smi --query-gpu=index,name,memory.used,memory.total,utilization.gpu,"
+           "temperature.gpu --format=csv,noheader -l 1")
 SECTION_ONE = md(DECLARE, """
     # Première section
     :label:`sec_one`
@@ -194,6 +221,19 @@ SECTION_ONE = md(DECLARE, """
 
     $$a + b = c$$
     :eqlabel:`eq_sum`
+
+    $$S = \\sum_{i=1}^{n} x_i \\approx 0,001$$
+
+    : Caractéristiques des cartes
+
+    | Carte | Caractéristiques | Mémoire |
+    |:-|:-|-:|
+    | A100 | Interconnexion haut débit | 80 |
+    :label:`tab_cards`
+
+    ```bash
+    """ + COMMAND + """
+    ```
 
     ![Un schéma](../../img/schema.svg)
     :label:`fig_schema`
@@ -220,6 +260,10 @@ SECTION_ONE = md(DECLARE, """
 SECTION_TWO = md(DECLARE, """
     # Deuxième section
     :label:`sec_two`
+
+    | Interconnexion | Caractéristiques | Disponibilité | Consommation | Performances | Températures | Fonctionnalités |
+    |-|-|-|-|-|-|-|
+    | internationalisation | 1 | 2 | 3 | 4 | 5 | 6 |
 
     ## Une partie
 
@@ -278,8 +322,9 @@ def small_pdf(tmp_path_factory) -> Pdf:
 
 @pytest.mark.browser
 def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
+    # The title page has no page number.
     assert small_pdf.lines[0] == ["Un livre de test", "Édition PyTorch",
-                                  "Version 1.0.0, 1er novembre 2026", "1"]
+                                  "Version 1.0.0, 1er novembre 2026"]
     assert small_pdf.reader.metadata.title == "Un livre de test — PyTorch"
     check_contents_and_bookmarks(small_pdf, [
         ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
@@ -324,8 +369,34 @@ def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
     code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
     assert LONG_LINE.replace(" ", "") in code   # all of it, on several lines
     assert small_pdf.raster_images() == 0
-    for number in range(1, len(small_pdf.texts) + 1):
+    assert small_pdf.footer(1) == ""   # the title page
+    for number in range(2, len(small_pdf.texts) + 1):
         assert small_pdf.footer(number) == str(number)
+
+
+@pytest.mark.browser
+def test_tables_math_code_and_running_heads_in_print(small_pdf):
+    page = dict(small_pdf.contents())["1.1 Première section"]
+    lines = small_pdf.lines[page - 1]
+    # A labelled table has its numbered caption, from its caption line.
+    assert "Tableau 1.1 — Caractéristiques des cartes" in lines
+    # A hyphenated command wider than the page is one line, set smaller: never broken.
+    assert _plain(COMMAND) in lines
+    # Its words whole in the table (hyphenated at most, never cut without a hyphen).
+    assert "Interconnexion haut débit" in " ".join(lines).replace("- ", "")
+    # A table too wide for the page at its size is set smaller: no word cut.
+    wide = " ".join(small_pdf.lines[dict(small_pdf.contents())["1.2 Deuxième section"] - 1])
+    assert ("Interconnexion Caractéristiques Disponibilité Consommation Performances "
+            "Températures Fonctionnalités") in wide and "internationalisation" in wide
+    # The chapter's title at the top of its pages; none on the title page and contents.
+    assert small_pdf.header(page) == "1 Chapitre"
+    assert small_pdf.header(1) == "" and small_pdf.header(2) == ""
+    # Math in the math font the book ships, embedded; the text fonts too.
+    fonts = small_pdf.fonts()
+    assert any("STIXTwoMath" in name for name in fonts), fonts
+    assert any("DejaVuSerif" in name for name in fonts), fonts
+    text = _plain(small_pdf.texts[page - 1])
+    assert "0,001" in text and "0, 001" not in text
 
 
 def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
@@ -434,8 +505,29 @@ def test_the_pytorch_book_has_every_title_bookmark_and_page_number(book_pdf):
         for chapter in book.chapters]
     check_contents_and_bookmarks(pdf, chapters)
     assert len(pdf.texts) >= 60
-    for number in (1, 2, len(pdf.texts) // 2, len(pdf.texts)):
+    assert pdf.footer(1) == ""   # the title page
+    for number in (2, len(pdf.texts) // 2, len(pdf.texts)):
         assert pdf.footer(number) == str(number)
+    # Running heads: each chapter's title at the top of its pages.
+    for chapter in book.chapters[:3]:
+        page = dict(pdf.contents())[title(chapter.index)]
+        assert pdf.header(page + 1) == title(chapter.index)
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_the_pytorch_book_numbers_its_tables_and_keeps_commands_whole(book_pdf):
+    root, pdf = book_pdf
+    lines = [line for page in pdf.lines for line in page]
+    assert "Tableau 1.1 — Quelques GPU et leurs valeurs de crête annoncées" in lines
+    # Each line of a command in the sources is one line of the PDF, hyphens and all.
+    written = {_plain(line.strip()) for path in (root / "chapters").rglob("*.md")
+               for line in path.read_text(encoding="utf-8").splitlines()
+               if line.strip().startswith("nvidia-smi --query-gpu=")}
+    printed = {line for line in lines if line.startswith("nvidia-smi --query-gpu")}
+    assert len(written) > 3 and printed == written, (printed ^ written)
+    # The math font the site ships is embedded with the text's.
+    assert any("STIXTwoMath" in name for name in pdf.fonts())
 
 
 @pytest.mark.browser
@@ -510,3 +602,29 @@ def test_the_html_book_offers_the_pdf(book_pdf):
         for _, _, value in parse_page(site / page).links:
             if value.endswith(".pdf"):
                 assert ((site / page).parent / value).resolve() == offered.resolve()
+
+
+@pytest.mark.browser
+@pytest.mark.kernels
+def test_the_main_build_prints_the_three_pdfs_and_the_site_offers_them(built_copy,
+                                                                        framework_pythons):
+    """The README's main command (`build.py` alone) prints each framework's PDF before the
+    site, which offers all three; built again with nothing changed, it prints nothing."""
+    root = built_copy()
+    pythons = [arg for tab, python in framework_pythons.items()
+               for arg in ("--python", f"{tab}={python}")]
+    result = build(root, *pythons)
+    assert result.returncode == 0, result.stdout + result.stderr
+    tabs = ("pytorch", "mxnet", "tensorflow")
+    for tab in tabs:
+        assert re.search(rf"^pdf \[{tab}\]: \d+ pages", result.stdout, re.M), result.stdout
+    site = root / "_build" / "html"
+    index = (site / "index.html").read_text(encoding="utf-8")
+    for tab in tabs:
+        name = f"gpu-dl-book-{tab}.pdf"
+        assert (site / "pdf" / name).read_bytes() == (root / "_build" / "pdf" / name).read_bytes()
+        assert f'href="pdf/{name}"' in index
+    assert "missing-pdf" not in index
+    again = build(root, *pythons)
+    assert again.returncode == 0, again.stdout + again.stderr
+    assert again.stdout.count("unchanged") >= 3, again.stdout   # the three PDFs kept

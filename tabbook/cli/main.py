@@ -332,7 +332,8 @@ def run_pdf(build: Build) -> int:
 
 
 COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] = {
-    None: building(check_libraries, run_notebooks, run_eval, run_launch, run_html),
+    # The PDFs before the site, which offers them (kept when nothing they show changed).
+    None: building(check_libraries, run_notebooks, run_eval, run_launch, run_pdf, run_html),
     "check": command_check, "lib": command_lib, "notebooks": building(run_notebooks),
     "eval": building(run_eval_command), "launch": building(run_eval, run_launch),
     "html": building(*SITE_STEPS), "serve": command_serve,

@@ -22,19 +22,12 @@ from markdown_it.token import Token
 
 from ..core.language import Language
 from ..core.model import project_path
-from ..source.latex import to_mathml
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
                     strip_slide_marks, top_level_blocks)
+from .mathml import math_html, math_rule
 from .typography import starts_with_punctuation, tie_leading_unit, typeset
-
-
-def _math(latex: str, display: bool) -> str:
-    """MathML; the source as written when it cannot be converted (the check reported it)."""
-    mathml, _ = to_mathml(latex, display)
-    return mathml if mathml is not None else f'<code class="math-error">{html.escape(latex)}</code>'
-
 
 
 @dataclass
@@ -223,7 +216,8 @@ def _attribute_line(tokens: Sequence[Token], index: int, env: Env) -> str:
         return _bibliography(env["ctx"])
     host = previous_block(tokens, index)
     has_own_html = host is not None and tokens[host].level == 0 and (
-        tokens[host].type in ("heading_open", "math_block") or figure_image(tokens, host))
+        tokens[host].type in ("heading_open", "math_block", "table_open") or
+        figure_image(tokens, host))
     return _anchor(meta["content"]) + "\n" if meta["role"] in LABEL_ROLES and \
         not has_own_html else ""
 
@@ -273,6 +267,65 @@ def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
             f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
 
 
+def _block_end(tokens: Sequence[Token], index: int) -> int:
+    """The index just past the top-level block that starts at tokens[index]."""
+    end = index + 1
+    while end < len(tokens) and tokens[end].level > 0:
+        end += 1
+    return end + 1
+
+
+def table_caption(tokens: Sequence[Token], index: int) -> Token | None:
+    """The inline token of a table's caption: the paragraph just before the table when
+    it starts with a colon (pandoc's ``: Titre``, which d2lbook books write as
+    ``:Titre`` on the line before the table)."""
+    if index < 3 or tokens[index - 1].type != "paragraph_close":
+        return None
+    inline = tokens[index - 2]
+    if inline.type != "inline" or tokens[index - 3].type != "paragraph_open" or \
+            tokens[index - 3].level != 0 or not inline.content.startswith(":"):
+        return None
+    return inline
+
+
+def _is_table_caption(tokens: Sequence[Token], index: int) -> bool:
+    """Whether the paragraph at tokens[index] is the caption of the table after it."""
+    end = _block_end(tokens, index)
+    return end < len(tokens) and tokens[end].type == "table_open" and \
+        table_caption(tokens, end) is not None
+
+
+def _paragraph(tokens: Sequence[Token], index: int, env: Env) -> str | None:
+    """A figure, a table's caption (shown by its table: nothing here), or None for another
+    paragraph."""
+    if _is_table_caption(tokens, index):
+        return ""
+    return _figure(tokens, index, env)
+
+
+def _table(tokens: Sequence[Token], index: int, env: Env) -> str:
+    """A table, numbered like a figure when it has a :label:: its caption (« Tableau 1.1 —
+    … », from its caption line) above it, the label's anchor on the table."""
+    ctx, end = env["ctx"], _block_end(tokens, index)
+    found = attributes(tokens, end)
+    number = ctx.numbers.tables.get((ctx.page, env["line"] + tokens[index].map[0]), "")
+    anchor = f' id="{html.escape(found["label"].meta["content"].strip())}"' \
+        if "label" in found else ""
+    body = MARKDOWN.renderer.render(tokens[index:end], MARKDOWN.options, env)
+    inline = table_caption(tokens, index)
+    text = ""
+    if inline is not None:
+        text = MARKDOWN.renderer.renderInline(inline.children or [], MARKDOWN.options, env)
+        text = text.lstrip(": \u00a0\u202f").strip()
+    caption = html.escape(ctx.language.text("table", number=number)) if number else ""
+    if caption:
+        caption = f'<span class="number">{caption}</span>' + (f" — {text}" if text else "")
+    else:
+        caption = text
+    caption = f"<caption>{caption}</caption>" if caption else ""
+    return body.replace("<table>", f"<table{anchor}>{caption}", 1)
+
+
 def _equation(tokens: Sequence[Token], index: int, env: Env) -> str:
     ctx, found = env["ctx"], attributes(tokens, index + 1)
     label = found.get("eqlabel") or found.get("label")
@@ -281,18 +334,20 @@ def _equation(tokens: Sequence[Token], index: int, env: Env) -> str:
         anchor = f' id="{html.escape(label.meta["content"])}"'
         number = ctx.numbers.equations.get((ctx.page, env["line"] + label.map[0]), "")
         tag = f'<span class="eqno">({number})</span>' if number else ""
-    return f'<div class="equation"{anchor}>{_math(tokens[index].content, True)}{tag}</div>\n'
+    return f'<div class="equation"{anchor}>{math_html(tokens[index].content, True, ctx.language)}{tag}</div>\n'
 
 
 # Top-level blocks with HTML of their own (None: markdown-it's HTML after all).
 BLOCKS: dict[str, Callable[[Sequence[Token], int, Env], str | None]] = {
-    "heading_open": _heading, "paragraph_open": _figure, "math_block": _equation,
-    "role_block": _attribute_line}
+    "heading_open": _heading, "paragraph_open": _paragraph, "math_block": _equation,
+    "table_open": _table, "role_block": _attribute_line}
 
 
 def _markdown() -> MarkdownIt:
-    md = prose_markdown(math=_math)
+    md = prose_markdown(math=math_html)
     md.add_render_rule("role", _role)
+    for kind in ("math_inline", "math_inline_double", "math_block"):
+        md.add_render_rule(kind, math_rule(kind))
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("text", _text)
     md.add_render_rule("softbreak", _softbreak)

@@ -37,6 +37,8 @@ from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerpri
 from ..core.config import Config
 from ..core.layout import Layout
 from .markup import PageContext
+from .typography import typeset
+from ..core.language import Language
 from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from ..execution.provenance import describe
@@ -47,9 +49,44 @@ MAX_PRINTS = 4
 DOCUMENT = "index.html"
 STYLESHEET = "print.css"
 MARGINS = {"top": "18mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
-# Chromium draws the footer in the bottom margin, with its own tiny default font size.
-FOOTER = ('<div style="width: 100%; text-align: center; font-size: 10px; color: #4f5866; '
-          'font-family: \'DejaVu Sans\', sans-serif;"><span class="pageNumber"></span></div>')
+"""As print.css's @page, whose margin boxes hold the page numbers and running heads."""
+TEXT_WIDTH_PX = round((210 - 20 - 20) / 25.4 * 96)
+"""The width of A4's text in CSS pixels: the window's width while a block is measured."""
+SHORT_BLOCK = 15
+"""A code block or output of at most this many lines is kept on one page."""
+SMALLEST_CODE_PT = 5.5
+"""A block's lines are set down to this size to fit the page's width; wider, they wrap."""
+# Run in the page before it is printed: each <pre> whose longest line is wider than the
+# page is set smaller to fit it (down to a floor, below which it wraps at the edge);
+# short blocks are kept on one page. A table whose words do not fit the page is set
+# smaller too: its words are never cut (Chromium has no French hyphenation patterns
+# offline on Linux, so `hyphens: auto` may do nothing).
+FIT_BLOCKS = """([shortest, smallest]) => {
+  for (const pre of document.querySelectorAll('pre')) {
+    if (pre.textContent.replace(/\\n$/, '').split('\\n').length <= shortest) {
+      pre.classList.add('short');
+    }
+    const style = getComputedStyle(pre);
+    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
+    const room = pre.clientWidth - padding, needed = pre.scrollWidth - padding;
+    if (needed <= room + 0.5) continue;
+    const size = parseFloat(style.fontSize), fitted = size * room / needed * 0.99;
+    const floor = smallest * 96 / 72;
+    pre.style.fontSize = Math.max(fitted, floor) + 'px';
+    for (const code of pre.querySelectorAll('code')) code.style.fontSize = 'inherit';
+    if (fitted < floor) pre.classList.add('wraps');
+  }
+  for (const table of document.querySelectorAll('table')) {
+    for (let pass = 0; pass < 3; pass++) {   // cells' padding scales with the font
+      const room = table.parentElement.clientWidth, needed = table.offsetWidth;
+      if (needed <= room + 0.5) break;
+      const size = parseFloat(getComputedStyle(table).fontSize) * room / needed * 0.98;
+      table.style.fontSize = Math.max(size, smallest * 96 / 72) + 'px';
+      if (size < smallest * 96 / 72) { table.classList.add('wraps'); break; }
+    }
+  }
+  return true;
+}"""
 
 
 class PdfError(BookError):
@@ -160,10 +197,36 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
     base = PrintContext("", "", numbers, folder, config.root, language,
                         anchors={e.section.name: e.anchor for e in entries}, online=online)
     bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
+    chapters, heads = running_heads(entries, language)
+    shutil.copytree(ASSETS / "fonts", folder / "fonts")   # the math font, beside the sheet
     atomic_write(folder / STYLESHEET, light_stylesheet() + "\n" +
                  (ASSETS / STYLESHEET).read_text(encoding="utf-8"))
     return PrintLayout(entries, bodies, {"project": config.project, "ui": language, "tab": tab,
-                                         "date": language.date(today), "stylesheet": STYLESHEET})
+                                         "date": language.date(today), "stylesheet": STYLESHEET,
+                                         "chapters": chapters, "heads": heads})
+
+
+def _css_string(text: str) -> str:
+    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
+
+
+HEAD_STYLE = 'font: 7.5pt "DejaVu Sans", sans-serif; color: #4f5866;'
+
+
+def running_heads(entries: list[Entry], language: Language) -> tuple[dict[str, str], Markup]:
+    """The named page of each entry's pages (its chapter's: anchor -> name) and the
+    @page rules that show each chapter's number and title at the top of its pages."""
+    chapters: dict[str, str] = {}
+    rules = []
+    name = ""
+    for position, entry in enumerate(entries):
+        if entry.level == 1:
+            name = f"chapter-{position}"
+            title = f"{entry.number} {entry.section.title}".strip()
+            rules.append(f"@page {name} {{ @top-center {{ content: {_css_string(typeset(title, language))}; "
+                         f"{HEAD_STYLE} }} }}")
+        chapters[entry.anchor] = name
+    return chapters, Markup("\n".join(rules))
 
 
 # -- printing -----------------------------------------------------------------------
@@ -191,15 +254,19 @@ def read_pdf(data: bytes) -> Printed:
 
 
 def _print(page, document: Path) -> Printed:
+    # Laid out as printed (print media, the text's width), so that blocks are measured
+    # at the width they will have.
+    page.emulate_media(media="print")
+    page.set_viewport_size({"width": TEXT_WIDTH_PX, "height": 1000})
     page.goto(document.as_uri())
     # Images below the fold are lazy in the HTML; all of them are printed.
     page.evaluate("document.querySelectorAll('img[loading=lazy]')"
                   ".forEach(img => { img.loading = 'eager'; })")
     page.wait_for_function("Array.from(document.images).every(img => img.complete)")
     page.evaluate("document.fonts.ready.then(() => true)")
+    page.evaluate(FIT_BLOCKS, [SHORT_BLOCK, SMALLEST_CODE_PT])
     return read_pdf(page.pdf(format="A4", margin=MARGINS, print_background=True,
-                             display_header_footer=True, header_template="<span></span>",
-                             footer_template=FOOTER, outline=True, tagged=True))
+                             prefer_css_page_size=True, outline=True, tagged=True))
 
 
 def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Printed, int]:

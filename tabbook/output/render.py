@@ -375,6 +375,7 @@ def _write_site(site: Site, name: str, progress) -> None:
     static.mkdir()
     (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
+    shutil.copytree(ASSETS / "fonts", static / "fonts")   # the math font (book.css)
     for tab in tabs:   # downloadable notebooks, from the launch stage
         source = layout.launch / tab
         if source.is_dir():
