@@ -341,4 +341,5 @@ class Console:
     def pdfs_done(self, results: list[PdfResult], folder: str, seconds: float) -> None:
         self.say(f"pdf: {plural(len(results), 'PDF')} in {folder}/ "
                  f"({', '.join(r.path.name for r in results)}), {seconds:.1f} s — "
-                 "`build.py html` then offers them for download")
+                 "the site offers them for download (the main build renders it next; "
+                 "after `build.py pdf` alone, run `build.py html`)")
