@@ -125,7 +125,8 @@ def test_a_frozen_gpu_result_is_shown_counted_and_goes_out_of_date(project):
     assert "Code PyTorch exécuté le 20/11/2026 à 14:02 UTC sur NVIDIA H100 80GB HBM3" in page
     assert "Ces sorties sont figées dans le dépôt du livre (frozen/pytorch/chap/sec.ipynb)" in page
     launch = read(root / "_build" / "launch" / "pytorch" / "chap" / "sec.ipynb")
-    assert "sur NVIDIA H100 80GB HBM3 (80 Gio, pilote 570.86.15, CUDA 12.8)" in \
+    # The intro reads in French typography: « 80 Gio » keeps its no-break space.
+    assert "sur NVIDIA H100 80GB HBM3 (80\u00a0Gio, pilote 570.86.15, CUDA 12.8)" in \
         launch.cells[0].source
     assert "calcul sur cuda:0" in json.dumps(launch.cells[3].outputs)
     assert launch.metadata.accelerator == "GPU"

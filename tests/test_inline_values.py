@@ -20,6 +20,7 @@ from pypdf import PdfReader
 from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_system, write_book
 from tabbook.core.model import METADATA_KEY
 from tabbook.notebooks.inline import collect_values, with_evaluating_cells, with_values
+from tabbook.output.typography import french
 
 TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
             .replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", ""))
@@ -74,11 +75,12 @@ def page(root: Path, name: str = "sec") -> str:
 
 
 def test_each_launch_notebook_shows_its_own_values(project):
+    # Launch notebooks read in French typography, the values' units included.
     torch, mxnet = (launch_markdown(project.root, tab) for tab in ("pytorch", "mxnet"))
     assert "le noyau calcule 42." in torch and "le noyau calcule 42." in mxnet
-    assert "traite 13195 images par seconde, en 13.1954 ms." in torch
-    assert "traite 9041 images par seconde, en 9.0407 ms." in mxnet
-    assert "Seul PyTorch double le débit : 26390.8." in torch
+    assert french("traite 13195 images par seconde, en 13.1954 ms.") in torch
+    assert french("traite 9041 images par seconde, en 9.0407 ms.") in mxnet
+    assert french("Seul PyTorch double le débit : 26390.8.") in torch
     assert "Seul PyTorch" not in mxnet
     for text in (torch, mxnet, launch_markdown(project.root, "pytorch", "other")):
         assert ":eval:" not in text
@@ -175,6 +177,7 @@ def test_a_failing_expression_is_located_and_stops_a_strict_build(project, copy)
     assert result.returncode == 0, result.stdout + result.stderr
     assert ('<span class="value missing">[valeur non calculée : inconnu + 1]</span>'
             in page(copy))
+    # (a line holding Markdown escapes is left as written by the notebooks' typography)
     assert "Le voici : \\[valeur non calculée : inconnu + 1\\]." in launch_markdown(copy, "mxnet")
 
 

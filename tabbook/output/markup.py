@@ -154,14 +154,15 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
 
 def _inline_value(expression: str, env: Env) -> str:
     """An ``:eval:`` value as each tab computed it: one text when the tabs agree, else
-    one per tab, which the framework choice shows (CSS, as tab panels). Left out of the
-    French typography pass: the value is shown as its code wrote it."""
+    one per tab, which the framework choice shows (CSS, as tab panels). A value that is
+    words gets the prose's typography, as in launch notebooks; a number written by
+    ``d2l.french_number`` is already typeset, and the pass leaves it as it is."""
     entries, language = env.get("values") or {"": {}}, env["ctx"].language
 
     def value(entry: dict | None) -> tuple[str, bool]:
         """The value's text, and whether it is missing (then a visible mark)."""
         if entry is not None and "value" in entry:
-            return entry["value"], False
+            return env["ctx"].typeset(entry["value"]), False
         return language.text("missing_value", expression=expression), True
 
     shown = {tab: value(found.get(expression)) for tab, found in entries.items()}
