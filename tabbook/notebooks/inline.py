@@ -159,11 +159,10 @@ ValueLookup = Callable[[str, str], Mapping | None]
 """(after, expression) -> its value entry (``{"value"}`` or ``{"error"}``), None if none."""
 
 
-def value_text(entry: Mapping | None, expression: str) -> str:
-    """What a value entry shows: the value, or the visible mark of a missing one."""
-    if entry is not None and "value" in entry:
-        return entry["value"]
-    return MISSING.format(expression=expression)
+def computed_value(entry: Mapping | None) -> str | None:
+    """The value a value entry holds; None when the run did not compute it (its
+    expression failed, or was not evaluated): a page or notebook then shows a mark."""
+    return entry["value"] if entry is not None and "value" in entry else None
 
 
 def with_values(text: str, after: str, lookup: ValueLookup) -> str:
@@ -172,7 +171,9 @@ def with_values(text: str, after: str, lookup: ValueLookup) -> str:
     edits = [(start, end, token.meta["content"].strip())
              for token, start, end in source_spans(prose_tokens(text), text) if is_inline(token)]
     for start, end, expression in reversed(edits):
-        shown = _MARKDOWN_SPECIAL.sub(r"\\\1", value_text(lookup(after, expression), expression))
+        value = computed_value(lookup(after, expression))
+        shown = _MARKDOWN_SPECIAL.sub(r"\\\1", MISSING.format(expression=expression)
+                                      if value is None else value)
         text = text[:start] + shown + text[end:]
     return text
 

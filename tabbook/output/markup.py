@@ -22,6 +22,7 @@ from markdown_it.token import Token
 
 from ..core.language import Language
 from ..core.model import project_path
+from ..notebooks.inline import computed_value
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
@@ -161,8 +162,9 @@ def _inline_value(expression: str, env: Env) -> str:
 
     def value(entry: dict | None) -> tuple[str, bool]:
         """The value's text, and whether it is missing (then a visible mark)."""
-        if entry is not None and "value" in entry:
-            return env["ctx"].typeset(entry["value"]), False
+        value = computed_value(entry)
+        if value is not None:
+            return env["ctx"].typeset(value), False
         return language.text("missing_value", expression=expression), True
 
     shown = {tab: value(found.get(expression)) for tab, found in entries.items()}
