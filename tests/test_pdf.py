@@ -378,6 +378,32 @@ def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
 
 
 @pytest.mark.browser
+def test_short_code_blocks_are_never_cut_by_a_page_break(tmp_path):
+    """Twenty blocks of 14 lines, one short paragraph apart, run over several pages:
+    without the rule, page breaks would fall inside some of them."""
+    ensure_test_tools()
+    blocks = [[f"bloc_{b:02d}_ligne_{i:02d} = {b} * {i}" for i in range(14)]
+              for b in range(20)]
+    long_block = [f"long_{i:02d} = {i}" for i in range(60)]
+    body = "\n".join(f"Paragraphe {b}.\n\n```python\n" + "\n".join(lines) + "\n```\n"
+                     for b, lines in enumerate(blocks + [long_block]))
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n",
+                                 "chap/sec.md": md(DECLARE, "# Blocs\n") + body})
+    config, book, layout = write_executed(root, executed)
+    result, = write_pdfs(book, config, number_book(book), ("pytorch",), layout)
+    printed = Pdf(result.path)
+
+    def pages_of(lines: list[str]) -> set[int]:
+        return {number for number, page in enumerate(printed.lines, 1)
+                for line in lines if _plain(line) in page}
+
+    block_pages = [pages_of(lines) for lines in blocks]
+    assert all(len(pages) == 1 for pages in block_pages), block_pages
+    assert len(set().union(*block_pages)) >= 3   # the blocks did meet page breaks
+    assert len(pages_of(long_block)) >= 2        # a long block still flows over pages
+
+
+@pytest.mark.browser
 def test_tables_math_code_and_running_heads_in_print(small_pdf):
     page = dict(small_pdf.contents())["1.1 Première section"]
     lines = small_pdf.lines[page - 1]
