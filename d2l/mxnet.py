@@ -14,6 +14,7 @@ import numpy as onp  # NumPy : chez MXNet, np désigne mxnet.np
 from mxnet import init
 import statistics
 import time
+import math
 
 d2l = sys.modules[__name__]
 
@@ -567,3 +568,181 @@ class ResNet(d2l.Classifier):
                 self.net.add(Residual(width * 2**stage, stride))
         self.net.add(nn.GlobalAvgPool2D(), nn.Dense(num_classes))
         self.net.initialize(init.Xavier())
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def synthetic_tokens(num_sequences, seq_len, vocab_size=32, task=0,
+                     noise=0.05, seed=0):
+    """Un « texte » généré : `num_sequences` suites de `seq_len` jetons.
+
+    Chaque suite suit une règle t[i+1] = (a t[i] + b) mod `vocab_size`, avec
+    (a, b) tiré pour chaque suite parmi quatre règles : celles de la tâche 0
+    servent à l'entraînement, celles de la tâche 1 (d'autres règles, même
+    forme) à l'adaptation d'un modèle déjà entraîné. Une fraction `noise` des
+    jetons est remplacée par un jeton au hasard (la suite repart de lui).
+    Renvoie un tableau NumPy int64 de forme (num_sequences, seq_len)."""
+    rules = [[(1, 1), (1, 3), (3, 1), (5, 2)],
+             [(1, 5), (3, 3), (7, 1), (5, 7)]][task]
+    rng = onp.random.default_rng(seed)
+    rule = rng.integers(len(rules), size=num_sequences)
+    a = onp.array([rules[r][0] for r in rule])
+    b = onp.array([rules[r][1] for r in rule])
+    tokens = onp.empty((num_sequences, seq_len), dtype=onp.int64)
+    tokens[:, 0] = rng.integers(vocab_size, size=num_sequences)
+    for i in range(1, seq_len):
+        tokens[:, i] = (a * tokens[:, i - 1] + b) % vocab_size
+        noisy = rng.random(num_sequences) < noise
+        tokens[noisy, i] = rng.integers(vocab_size, size=int(noisy.sum()))
+    return tokens
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_batches(tokens, batch_size, seed=0):
+    """Minilots sans fin de `batch_size` suites tirées de `tokens` (NumPy),
+    dans un ordre mélangé à chaque passage, le même pour les trois
+    bibliothèques."""
+    rng = onp.random.default_rng(seed)
+    while True:
+        order = rng.permutation(len(tokens))
+        for i in range(0, len(tokens) - batch_size + 1, batch_size):
+            yield tokens[order[i:i + batch_size]]
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def glorot_uniform(rng, fan_in, fan_out):
+    """Poids (fan_in, fan_out) tirés par NumPy selon Glorot (uniforme)."""
+    limit = math.sqrt(6 / (fan_in + fan_out))
+    return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(onp.float32)
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Attention(nn.Block):
+    """Attention multitête causale, écrite à la main."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.q, self.k, self.v, self.o = (
+            nn.Dense(d_model, flatten=False, in_units=d_model)
+            for _ in range(4))
+
+    def forward(self, X):
+        B, T, D = X.shape
+        H = self.num_heads
+        # (B, T, D) -> (B H, T, D/H) : une matrice par tête
+        q, k, v = (f(X).reshape(B, T, H, D // H).transpose(0, 2, 1, 3)
+                   .reshape(B * H, T, D // H) for f in (self.q, self.k, self.v))
+        scores = npx.batch_dot(q, k, transpose_b=True) / math.sqrt(D // H)
+        causal = np.tril(np.ones((T, T), ctx=X.ctx))
+        scores = scores - 1e9 * (1 - causal)  # masque : futur interdit
+        Y = npx.batch_dot(npx.softmax(scores, axis=-1), v)
+        return self.o(Y.reshape(B, H, T, D // H).transpose(0, 2, 1, 3)
+                      .reshape(B, T, D))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class MLP(nn.Block):
+    """Deux couches denses, GELU entre elles."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.fc1 = nn.Dense(4 * d_model, flatten=False, in_units=d_model)
+        self.fc2 = nn.Dense(d_model, flatten=False, in_units=4 * d_model)
+
+    def forward(self, X):
+        return self.fc2(npx.leaky_relu(self.fc1(X), act_type='gelu'))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Block(nn.Block):
+    """Un bloc de Transformer, normalisation avant (pre-LayerNorm)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.ln1 = nn.LayerNorm(in_channels=d_model)
+        self.ln2 = nn.LayerNorm(in_channels=d_model)
+        self.attn = Attention(d_model, num_heads)
+        self.mlp = MLP(d_model)
+
+    def forward(self, X):
+        X = X + self.attn(self.ln1(X))
+        return X + self.mlp(self.ln2(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class TinyGPT(nn.Block):
+    """Un petit Transformer décodeur (type GPT), causal, écrit à la main.
+    Appelé sur des jetons entiers (B, T), il renvoie des logits
+    (B, T, vocab_size). Initialisation par NumPy (`seed`), identique dans
+    les trois bibliothèques ; paramètres sur le processeur (`reset_ctx`
+    pour les déplacer)."""
+
+    def __init__(self, vocab_size=32, d_model=64, num_heads=4, num_layers=2,
+                 max_len=128, seed=0):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.pos = nn.Embedding(max_len, d_model)
+        self.blocks = nn.Sequential()
+        for _ in range(num_layers):
+            self.blocks.add(Block(d_model, num_heads))
+        self.ln_f = nn.LayerNorm(in_channels=d_model)
+        self.head = nn.Dense(vocab_size, flatten=False, in_units=d_model)
+        self.initialize()
+        rng = onp.random.default_rng(seed)
+        for layer in self.dense_layers():
+            fan_out, fan_in = layer.weight.shape
+            layer.weight.set_data(np.array(
+                glorot_uniform(rng, fan_in, fan_out).T))
+            layer.bias.set_data(np.zeros(fan_out))
+        for emb in (self.embed, self.pos):
+            emb.weight.set_data(np.array(
+                0.02 * rng.standard_normal(emb.weight.shape, 'float32')))
+
+    def dense_layers(self):
+        """Les couches denses, toujours dans le même ordre."""
+        for block in self.blocks:
+            a, m = block.attn, block.mlp
+            yield from (a.q, a.k, a.v, a.o, m.fc1, m.fc2)
+        yield self.head
+
+    def forward(self, tokens):
+        T = tokens.shape[1]
+        X = self.embed(tokens) + self.pos(
+            np.arange(T, ctx=tokens.ctx))
+        for block in self.blocks:
+            X = block(X)
+        return self.head(self.ln_f(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_loss(model, tokens):
+    """Entropie croisée moyenne de la prédiction du jeton suivant, sur un
+    minilot de jetons (B, T) déjà sur le périphérique du modèle."""
+    logits = model(tokens[:, :-1])
+    return -npx.pick(npx.log_softmax(logits), tokens[:, 1:]).mean()
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
+             device=None, optimizer=None, seed=0):
+    """Entraîne `model` avec Adam à prédire le jeton suivant, sur des minilots
+    tirés de `tokens` (NumPy). Renvoie la liste des pertes, une par pas,
+    converties en nombres à la fin seulement (aucune synchronisation par pas).
+    `optimizer` (un gluon.Trainer) permet de poursuivre avec un optimiseur
+    existant ; sinon, Adam sur les paramètres dont grad_req n'est pas 'null'."""
+    params = {name: p for name, p in model.collect_params().items()
+              if p.grad_req != 'null'}
+    device = device or next(iter(params.values())).list_ctx()[0]
+    if optimizer is None:
+        optimizer = gluon.Trainer(params, 'adam', {
+            'learning_rate': lr, 'epsilon': 1e-8})
+    batches = lm_batches(tokens, batch_size, seed)
+    losses = []
+    for _ in range(num_steps):
+        batch = np.array(next(batches), ctx=device, dtype='int32')
+        with autograd.record():
+            loss = lm_loss(model, batch)
+        loss.backward()
+        optimizer.step(1)  # la perte est déjà une moyenne
+        losses.append(loss)
+    return np.stack(losses).asnumpy().tolist()

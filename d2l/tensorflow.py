@@ -13,6 +13,7 @@ from matplotlib.figure import Figure
 import numpy as onp  # NumPy, sous le même nom pour les trois bibliothèques
 import statistics
 import time
+import math
 
 d2l = sys.modules[__name__]
 
@@ -543,3 +544,191 @@ class ResNet(d2l.Classifier):
         # Par défaut en mode entraînement : la normalisation par lots
         # utilise les statistiques du lot, comme dans nos boucles
         return self.net(X, training=training)
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def synthetic_tokens(num_sequences, seq_len, vocab_size=32, task=0,
+                     noise=0.05, seed=0):
+    """Un « texte » généré : `num_sequences` suites de `seq_len` jetons.
+
+    Chaque suite suit une règle t[i+1] = (a t[i] + b) mod `vocab_size`, avec
+    (a, b) tiré pour chaque suite parmi quatre règles : celles de la tâche 0
+    servent à l'entraînement, celles de la tâche 1 (d'autres règles, même
+    forme) à l'adaptation d'un modèle déjà entraîné. Une fraction `noise` des
+    jetons est remplacée par un jeton au hasard (la suite repart de lui).
+    Renvoie un tableau NumPy int64 de forme (num_sequences, seq_len)."""
+    rules = [[(1, 1), (1, 3), (3, 1), (5, 2)],
+             [(1, 5), (3, 3), (7, 1), (5, 7)]][task]
+    rng = onp.random.default_rng(seed)
+    rule = rng.integers(len(rules), size=num_sequences)
+    a = onp.array([rules[r][0] for r in rule])
+    b = onp.array([rules[r][1] for r in rule])
+    tokens = onp.empty((num_sequences, seq_len), dtype=onp.int64)
+    tokens[:, 0] = rng.integers(vocab_size, size=num_sequences)
+    for i in range(1, seq_len):
+        tokens[:, i] = (a * tokens[:, i - 1] + b) % vocab_size
+        noisy = rng.random(num_sequences) < noise
+        tokens[noisy, i] = rng.integers(vocab_size, size=int(noisy.sum()))
+    return tokens
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_batches(tokens, batch_size, seed=0):
+    """Minilots sans fin de `batch_size` suites tirées de `tokens` (NumPy),
+    dans un ordre mélangé à chaque passage, le même pour les trois
+    bibliothèques."""
+    rng = onp.random.default_rng(seed)
+    while True:
+        order = rng.permutation(len(tokens))
+        for i in range(0, len(tokens) - batch_size + 1, batch_size):
+            yield tokens[order[i:i + batch_size]]
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def glorot_uniform(rng, fan_in, fan_out):
+    """Poids (fan_in, fan_out) tirés par NumPy selon Glorot (uniforme)."""
+    limit = math.sqrt(6 / (fan_in + fan_out))
+    return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(onp.float32)
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Attention(tf.keras.layers.Layer):
+    """Attention multitête causale, écrite à la main."""
+
+    def __init__(self, d_model, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        self.num_heads = num_heads
+        self.q, self.k, self.v, self.o = (tf.keras.layers.Dense(d_model)
+                                          for _ in range(4))
+        for layer in (self.q, self.k, self.v, self.o):
+            layer.build((None, d_model))
+
+    def call(self, X):
+        B, T, D = tf.shape(X)[0], tf.shape(X)[1], X.shape[2]
+        H = self.num_heads
+        # (B, T, D) -> (B, H, T, D/H) : une matrice par tête
+        q, k, v = (tf.transpose(tf.reshape(f(X), (B, T, H, D // H)),
+                                (0, 2, 1, 3)) for f in (self.q, self.k, self.v))
+        scores = tf.matmul(q, k, transpose_b=True) / math.sqrt(D // H)
+        causal = tf.linalg.band_part(tf.ones((T, T)), -1, 0)
+        scores = scores - 1e9 * (1 - causal)  # masque : futur interdit
+        Y = tf.matmul(tf.nn.softmax(scores, axis=-1), v)
+        return self.o(tf.reshape(tf.transpose(Y, (0, 2, 1, 3)), (B, T, D)))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class MLP(tf.keras.layers.Layer):
+    """Deux couches denses, GELU entre elles."""
+
+    def __init__(self, d_model, **kwargs):
+        super().__init__(**kwargs)
+        self.fc1 = tf.keras.layers.Dense(4 * d_model)
+        self.fc2 = tf.keras.layers.Dense(d_model)
+        self.fc1.build((None, d_model))
+        self.fc2.build((None, 4 * d_model))
+
+    def call(self, X):
+        return self.fc2(tf.nn.gelu(self.fc1(X), approximate=False))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Block(tf.keras.layers.Layer):
+    """Un bloc de Transformer, normalisation avant (pre-LayerNorm)."""
+
+    def __init__(self, d_model, num_heads, **kwargs):
+        super().__init__(**kwargs)
+        self.ln1 = tf.keras.layers.LayerNormalization(epsilon=1e-5)
+        self.ln2 = tf.keras.layers.LayerNormalization(epsilon=1e-5)
+        self.ln1.build((None, d_model))
+        self.ln2.build((None, d_model))
+        self.attn = Attention(d_model, num_heads)
+        self.mlp = MLP(d_model)
+
+    def call(self, X):
+        X = X + self.attn(self.ln1(X))
+        return X + self.mlp(self.ln2(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class TinyGPT(tf.keras.Model):
+    """Un petit Transformer décodeur (type GPT), causal, écrit à la main.
+    Appelé sur des jetons entiers (B, T), il renvoie des logits
+    (B, T, vocab_size). Initialisation par NumPy (`seed`), identique dans
+    les trois bibliothèques."""
+
+    def __init__(self, vocab_size=32, d_model=64, num_heads=4, num_layers=2,
+                 max_len=128, seed=0):
+        super().__init__()
+        self.embed = tf.keras.layers.Embedding(vocab_size, d_model)
+        self.pos = tf.keras.layers.Embedding(max_len, d_model)
+        self.blocks = [Block(d_model, num_heads) for _ in range(num_layers)]
+        self.ln_f = tf.keras.layers.LayerNormalization(epsilon=1e-5)
+        self.head = tf.keras.layers.Dense(vocab_size)
+        for layer in (self.embed, self.pos):
+            layer.build((None,))
+        self.ln_f.build((None, d_model))
+        self.head.build((None, d_model))
+        rng = onp.random.default_rng(seed)
+        for layer in self.dense_layers():
+            fan_in, fan_out = layer.kernel.shape
+            layer.kernel.assign(glorot_uniform(rng, fan_in, fan_out))
+            layer.bias.assign(tf.zeros(fan_out))
+        for emb in (self.embed, self.pos):
+            emb.embeddings.assign(
+                0.02 * rng.standard_normal(emb.embeddings.shape, 'float32'))
+
+    def dense_layers(self):
+        """Les couches denses, toujours dans le même ordre."""
+        for block in self.blocks:
+            a, m = block.attn, block.mlp
+            yield from (a.q, a.k, a.v, a.o, m.fc1, m.fc2)
+        yield self.head
+
+    def call(self, tokens):
+        T = tf.shape(tokens)[1]
+        X = self.embed(tokens) + self.pos(tf.range(T))
+        for block in self.blocks:
+            X = block(X)
+        return self.head(self.ln_f(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_loss(model, tokens):
+    """Entropie croisée moyenne de la prédiction du jeton suivant, sur un
+    minilot de jetons (B, T)."""
+    logits = model(tokens[:, :-1])
+    return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
+        tokens[:, 1:], logits))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
+             device=None, optimizer=None, seed=0):
+    """Entraîne `model` avec Adam à prédire le jeton suivant, sur des minilots
+    tirés de `tokens` (NumPy). Renvoie la liste des pertes, une par pas,
+    converties en nombres à la fin seulement (aucune synchronisation par pas).
+    `optimizer` permet de poursuivre avec un optimiseur existant ; seules
+    les variables entraînables (`trainable_variables`) sont mises à jour."""
+    device = device or d2l.try_gpu()
+    if optimizer is None:
+        optimizer = tf.keras.optimizers.Adam(lr, epsilon=1e-8)
+    variables = model.trainable_variables
+    with device:
+        if not optimizer.built:  # ses variables, créées hors de tf.function
+            optimizer.build(variables)
+
+        @tf.function
+        def step(batch):
+            with tf.GradientTape() as tape:
+                loss = lm_loss(model, batch)
+            # Gradients des plongements rendus denses : Keras traite
+            # autrement les gradients creux (tf.IndexedSlices)
+            grads = [tf.convert_to_tensor(g)
+                     for g in tape.gradient(loss, variables)]
+            optimizer.apply_gradients(zip(grads, variables))
+            return loss
+
+        batches = lm_batches(tokens, batch_size, seed)
+        losses = [step(tf.constant(next(batches), tf.int32))
+                  for _ in range(num_steps)]
+    return [float(loss) for loss in tf.stack(losses).numpy()]

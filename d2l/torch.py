@@ -14,6 +14,8 @@ from matplotlib.figure import Figure
 import numpy as onp  # NumPy, sous le même nom pour les trois bibliothèques
 import statistics
 import time
+import math
+from torch.nn import functional as F
 
 d2l = sys.modules[__name__]
 
@@ -573,3 +575,174 @@ class ResNet(d2l.Classifier):
         layers += [nn.AdaptiveAvgPool2d(1), nn.Flatten(),
                    nn.LazyLinear(num_classes)]
         self.net = nn.Sequential(*layers)
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def synthetic_tokens(num_sequences, seq_len, vocab_size=32, task=0,
+                     noise=0.05, seed=0):
+    """Un « texte » généré : `num_sequences` suites de `seq_len` jetons.
+
+    Chaque suite suit une règle t[i+1] = (a t[i] + b) mod `vocab_size`, avec
+    (a, b) tiré pour chaque suite parmi quatre règles : celles de la tâche 0
+    servent à l'entraînement, celles de la tâche 1 (d'autres règles, même
+    forme) à l'adaptation d'un modèle déjà entraîné. Une fraction `noise` des
+    jetons est remplacée par un jeton au hasard (la suite repart de lui).
+    Renvoie un tableau NumPy int64 de forme (num_sequences, seq_len)."""
+    rules = [[(1, 1), (1, 3), (3, 1), (5, 2)],
+             [(1, 5), (3, 3), (7, 1), (5, 7)]][task]
+    rng = onp.random.default_rng(seed)
+    rule = rng.integers(len(rules), size=num_sequences)
+    a = onp.array([rules[r][0] for r in rule])
+    b = onp.array([rules[r][1] for r in rule])
+    tokens = onp.empty((num_sequences, seq_len), dtype=onp.int64)
+    tokens[:, 0] = rng.integers(vocab_size, size=num_sequences)
+    for i in range(1, seq_len):
+        tokens[:, i] = (a * tokens[:, i - 1] + b) % vocab_size
+        noisy = rng.random(num_sequences) < noise
+        tokens[noisy, i] = rng.integers(vocab_size, size=int(noisy.sum()))
+    return tokens
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_batches(tokens, batch_size, seed=0):
+    """Minilots sans fin de `batch_size` suites tirées de `tokens` (NumPy),
+    dans un ordre mélangé à chaque passage, le même pour les trois
+    bibliothèques."""
+    rng = onp.random.default_rng(seed)
+    while True:
+        order = rng.permutation(len(tokens))
+        for i in range(0, len(tokens) - batch_size + 1, batch_size):
+            yield tokens[order[i:i + batch_size]]
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def glorot_uniform(rng, fan_in, fan_out):
+    """Poids (fan_in, fan_out) tirés par NumPy selon Glorot (uniforme)."""
+    limit = math.sqrt(6 / (fan_in + fan_out))
+    return rng.uniform(-limit, limit, (fan_in, fan_out)).astype(onp.float32)
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Attention(nn.Module):
+    """Attention multitête causale, écrite à la main."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.num_heads = num_heads
+        self.q, self.k, self.v, self.o = (nn.Linear(d_model, d_model)
+                                          for _ in range(4))
+
+    def forward(self, X):
+        B, T, D = X.shape
+        H = self.num_heads
+        # (B, T, D) -> (B, H, T, D/H) : une matrice par tête
+        q, k, v = (f(X).reshape(B, T, H, D // H).transpose(1, 2)
+                   for f in (self.q, self.k, self.v))
+        scores = q @ k.transpose(2, 3) / math.sqrt(D // H)
+        causal = torch.ones(T, T, dtype=torch.bool, device=X.device).tril()
+        scores = scores.masked_fill(~causal, float('-inf'))
+        Y = torch.softmax(scores, dim=-1) @ v
+        return self.o(Y.transpose(1, 2).reshape(B, T, D))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class MLP(nn.Module):
+    """Deux couches denses, GELU entre elles."""
+
+    def __init__(self, d_model):
+        super().__init__()
+        self.fc1 = nn.Linear(d_model, 4 * d_model)
+        self.fc2 = nn.Linear(4 * d_model, d_model)
+
+    def forward(self, X):
+        return self.fc2(F.gelu(self.fc1(X)))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class Block(nn.Module):
+    """Un bloc de Transformer, normalisation avant (pre-LayerNorm)."""
+
+    def __init__(self, d_model, num_heads):
+        super().__init__()
+        self.ln1, self.ln2 = nn.LayerNorm(d_model), nn.LayerNorm(d_model)
+        self.attn = Attention(d_model, num_heads)
+        self.mlp = MLP(d_model)
+
+    def forward(self, X):
+        X = X + self.attn(self.ln1(X))
+        return X + self.mlp(self.ln2(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+class TinyGPT(nn.Module):
+    """Un petit Transformer décodeur (type GPT), causal, écrit à la main.
+    Appelé sur des jetons entiers (B, T), il renvoie des logits
+    (B, T, vocab_size). Initialisation par NumPy (`seed`), identique dans
+    les trois bibliothèques."""
+
+    def __init__(self, vocab_size=32, d_model=64, num_heads=4, num_layers=2,
+                 max_len=128, seed=0):
+        super().__init__()
+        self.embed = nn.Embedding(vocab_size, d_model)
+        self.pos = nn.Embedding(max_len, d_model)
+        self.blocks = nn.ModuleList([Block(d_model, num_heads)
+                                     for _ in range(num_layers)])
+        self.ln_f = nn.LayerNorm(d_model)
+        self.head = nn.Linear(d_model, vocab_size)
+        rng = onp.random.default_rng(seed)
+        with torch.no_grad():
+            for layer in self.dense_layers():
+                layer.weight.copy_(torch.from_numpy(glorot_uniform(
+                    rng, layer.in_features, layer.out_features).T))
+                layer.bias.zero_()
+            for emb in (self.embed, self.pos):
+                emb.weight.copy_(torch.from_numpy(
+                    0.02 * rng.standard_normal(emb.weight.shape, 'float32')))
+
+    def dense_layers(self):
+        """Les couches denses, toujours dans le même ordre."""
+        for block in self.blocks:
+            a, m = block.attn, block.mlp
+            yield from (a.q, a.k, a.v, a.o, m.fc1, m.fc2)
+        yield self.head
+
+    def forward(self, tokens):
+        T = tokens.shape[1]
+        X = self.embed(tokens) + self.pos(
+            torch.arange(T, device=tokens.device))
+        for block in self.blocks:
+            X = block(X)
+        return self.head(self.ln_f(X))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def lm_loss(model, tokens):
+    """Entropie croisée moyenne de la prédiction du jeton suivant, sur un
+    minilot de jetons (B, T) déjà sur le périphérique du modèle."""
+    logits = model(tokens[:, :-1])
+    return F.cross_entropy(logits.reshape(-1, logits.shape[-1]),
+                           tokens[:, 1:].reshape(-1))
+
+
+# Defined in chapters/chapter_big_models/memory.md
+def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
+             device=None, optimizer=None, seed=0):
+    """Entraîne `model` avec Adam à prédire le jeton suivant, sur des minilots
+    tirés de `tokens` (NumPy). Renvoie la liste des pertes, une par pas,
+    converties en nombres à la fin seulement (aucune synchronisation par pas).
+    `optimizer` permet de poursuivre avec un optimiseur existant, ou de
+    n'entraîner que certains paramètres."""
+    device = device or next(model.parameters()).device
+    if optimizer is None:
+        optimizer = torch.optim.Adam(
+            [p for p in model.parameters() if p.requires_grad], lr=lr, eps=1e-8)
+    batches = lm_batches(tokens, batch_size, seed)
+    losses = []
+    for _ in range(num_steps):
+        batch = torch.from_numpy(next(batches)).to(device)
+        loss = lm_loss(model, batch)
+        optimizer.zero_grad()
+        loss.backward()
+        optimizer.step()
+        losses.append(loss.detach())
+    return torch.stack(losses).tolist()
