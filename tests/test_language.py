@@ -150,7 +150,7 @@ SITE_WORDS = {
            "previous": "Précédent", "search": "Recherche", "framework": "Bibliothèque",
            "theme": f"Thème{N}: automatique (changer)", "question": f"Pourquoi{N}?",
            "references": ["section 1.1", "figure 1.1", "tableau 1.1", "(1.1)"],
-           "caption": "Figure 1.1", "citations": "(Bengio et al., 2003 ; Dvořák et Łukasiewicz, "
+           "caption": "Figure 1.1", "citations": f"(Bengio et al., 2003{N}; Dvořák et Łukasiewicz, "
            "1990)", "entry": "Antonín Dvořák et Jan Łukasiewicz (1990). Straße.",
            "copy": "Copier", "offline": f"La recherche fonctionne sans réseau{N}:"},
     "en": {"lang": "en", "skip": "Skip to content", "outline": "On this page",

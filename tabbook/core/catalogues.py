@@ -57,7 +57,7 @@ FRENCH = {
     "and": "et",
     "et_al": "et al.",
     "no_date": "s. d.",
-    "citations": " ; ",
+    "citations": "\u202f; ",   # the narrow no-break space French puts before « ; »
     # -- where the outputs come from
     "ran": "Code {framework} exécuté le {moment} {devices} — {framework} {version}, "
            "Python {python}, {seconds} s pour {cells}.",
