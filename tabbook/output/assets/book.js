@@ -265,11 +265,12 @@
     return text.toLowerCase().replace(/œ/g, "oe").replace(/æ/g, "ae")
       .normalize("NFD").replace(/[\u0300-\u036f]/g, "");
   }
-  // The query as written and with its ligatures written out and put back (Pagefind's
-  // words keep their œ): results of any of them.
+  // The query with its ligatures put back, written out, and as written (Pagefind's words
+  // keep their œ): results of any of them. The order depends on the words only, so that
+  // « coeurs » and « cœurs » give the same results.
   function variants(query) {
-    var found = [query, query.replace(/œ/gi, "oe").replace(/æ/gi, "ae"),
-                 query.replace(/oe/g, "œ").replace(/ae/g, "æ")];
+    var spelledOut = query.replace(/œ/gi, "oe").replace(/æ/gi, "ae");
+    var found = [spelledOut.replace(/oe/g, "œ").replace(/ae/g, "æ"), spelledOut, query];
     return found.filter(function (q, i) { return found.indexOf(q) === i; });
   }
   // Whether every word of the query begins a word of the page (Pagefind also returns
