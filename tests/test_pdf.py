@@ -377,6 +377,10 @@ def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
         assert small_pdf.footer(number) == str(number)
 
 
+LONG_TITLE = ("Des blocs de code courts qui ne sont jamais coupés par un saut de page, "
+              "même quand le titre de leur section est long")
+
+
 @pytest.mark.browser
 def test_short_code_blocks_are_never_cut_by_a_page_break(tmp_path):
     """Twenty blocks of 14 lines, one short paragraph apart, run over several pages:
@@ -388,7 +392,7 @@ def test_short_code_blocks_are_never_cut_by_a_page_break(tmp_path):
     body = "\n".join(f"Paragraphe {b}.\n\n```python\n" + "\n".join(lines) + "\n```\n"
                      for b, lines in enumerate(blocks + [long_block]))
     root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n",
-                                 "chap/sec.md": md(DECLARE, "# Blocs\n") + body})
+                                 "chap/sec.md": md(DECLARE, f"# {LONG_TITLE}\n") + body})
     config, book, layout = write_executed(root, executed)
     result, = write_pdfs(book, config, number_book(book), ("pytorch",), layout)
     printed = Pdf(result.path)
@@ -401,6 +405,12 @@ def test_short_code_blocks_are_never_cut_by_a_page_break(tmp_path):
     assert all(len(pages) == 1 for pages in block_pages), block_pages
     assert len(set().union(*block_pages)) >= 3   # the blocks did meet page breaks
     assert len(pages_of(long_block)) >= 2        # a long block still flows over pages
+    # The title wraps on the page; its bookmark keeps every space (Chromium drops the
+    # one at the line break).
+    assert any(line.startswith("1.1 Des blocs") and not line.endswith(LONG_TITLE.split()[-1])
+               for page in printed.lines[2:] for line in page), "make the title longer"
+    assert [child.title for child in printed.bookmarks()[-1].children] == [
+        f"1.1 {LONG_TITLE}"]
 
 
 @pytest.mark.browser

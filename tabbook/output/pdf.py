@@ -253,6 +253,33 @@ def read_pdf(data: bytes) -> Printed:
     return Printed(data, len(reader.pages), _count(reader.outline), destinations)
 
 
+def whole_titles(data: bytes, headings: list[str]) -> bytes:
+    """The PDF with its bookmarks titled as the headings they come from: Chromium drops
+    the space where a heading wraps. A bookmark is matched to its heading by its letters."""
+    from pypdf import PdfReader, PdfWriter
+    from pypdf.generic import NameObject, TextStringObject
+
+    whole = {re.sub(r"\s", "", text): re.sub(r"[ \t\r\n]+", " ", text).strip()
+             for text in headings}
+    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
+    outlines = writer.root_object.get("/Outlines")
+    root = outlines.get_object() if outlines else {}
+    pending = [root["/First"]] if "/First" in root else []
+    changed = False
+    while pending:
+        item = pending.pop().get_object()
+        pending += [item[key] for key in ("/First", "/Next") if key in item]
+        title = str(item.get("/Title", ""))
+        if whole.get(re.sub(r"\s", "", title), title) != title:
+            item[NameObject("/Title")] = TextStringObject(whole[re.sub(r"\s", "", title)])
+            changed = True
+    if not changed:
+        return data
+    rewritten = io.BytesIO()
+    writer.write(rewritten)
+    return rewritten.getvalue()
+
+
 def _print(page, document: Path) -> Printed:
     # Laid out as printed (print media, the text's width), so that blocks are measured
     # at the width they will have.
@@ -265,8 +292,11 @@ def _print(page, document: Path) -> Printed:
     page.wait_for_function("Array.from(document.images).every(img => img.complete)")
     page.evaluate("document.fonts.ready.then(() => true)")
     page.evaluate(FIT_BLOCKS, [SHORT_BLOCK, SMALLEST_CODE_PT])
-    return read_pdf(page.pdf(format="A4", margin=MARGINS, print_background=True,
-                             prefer_css_page_size=True, outline=True, tagged=True))
+    headings = page.evaluate("Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'),"
+                             " heading => heading.innerText)")
+    return read_pdf(whole_titles(page.pdf(format="A4", margin=MARGINS, print_background=True,
+                                          prefer_css_page_size=True, outline=True,
+                                          tagged=True), headings))
 
 
 def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Printed, int]:
