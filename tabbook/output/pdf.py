@@ -259,8 +259,10 @@ def whole_titles(data: bytes, headings: list[str]) -> bytes:
     from pypdf import PdfReader, PdfWriter
     from pypdf.generic import NameObject, TextStringObject
 
-    whole = {re.sub(r"\s", "", text): re.sub(r"[ \t\r\n]+", " ", text).strip()
-             for text in headings}
+    def letters(text: str) -> str:
+        return re.sub(r"\s", "", text)
+
+    whole = {letters(text): re.sub(r"[ \t\r\n]+", " ", text).strip() for text in headings}
     writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
     outlines = writer.root_object.get("/Outlines")
     root = outlines.get_object() if outlines else {}
@@ -270,8 +272,9 @@ def whole_titles(data: bytes, headings: list[str]) -> bytes:
         item = pending.pop().get_object()
         pending += [item[key] for key in ("/First", "/Next") if key in item]
         title = str(item.get("/Title", ""))
-        if whole.get(re.sub(r"\s", "", title), title) != title:
-            item[NameObject("/Title")] = TextStringObject(whole[re.sub(r"\s", "", title)])
+        heading = whole.get(letters(title), title)
+        if heading != title:
+            item[NameObject("/Title")] = TextStringObject(heading)
             changed = True
     if not changed:
         return data
