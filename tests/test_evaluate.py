@@ -8,7 +8,12 @@ no kernel.
 from __future__ import annotations
 
 import ast
+import copy
+import errno
 import io
+import os
+import signal
+import subprocess
 import sys
 from pathlib import Path
 
@@ -20,7 +25,9 @@ from tabbook.cli.console import Console
 from tabbook.cli.main import main
 from tabbook.core.config import load_config
 from tabbook.core.layout import Layout
+from tabbook.execution.devices import PROBE
 from tabbook.execution.evaluate import EvalOptions, EvalPlan, evaluate
+from tabbook.execution.execute import Executor
 from tabbook.execution.frozen import KEY, frozen_key, major_version
 from tabbook.execution.kernels import Runtime
 from tabbook.execution.plan import Context, plan_tasks
@@ -247,3 +254,79 @@ def test_fewer_than_one_kernel_is_a_usage_error(tmp_path, capsys, jobs):
     assert f"error: -j {jobs}: the number of kernels at once must be at least 1" in \
         capsys.readouterr().err
     assert not (book.root / "_build").exists()
+
+
+def refusing(real, refused: Path):
+    """`real` (an atomic writer), except that writing `refused` finds the disk full."""
+    def write(path: Path, data) -> None:
+        if path == refused:
+            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(path))
+        real(path, data)
+    return write
+
+
+def test_a_result_the_disk_refuses_fails_that_notebook_at_its_file(tmp_path, monkeypatch):
+    """A full disk while saving a result fails that notebook, naming the file and how to
+    fix it; it keeps its previous result, and the other notebooks are written."""
+    import tabbook.bootstrap.records as records
+    import tabbook.core.files as files
+
+    book = Book(tmp_path)
+    planned = book.section(book.plan())
+    # A kernel's result: its cache record cannot be written, nor then its notebook.
+    monkeypatch.setattr(records, "atomic_write", refusing(records.atomic_write,
+                                                          book.record_path))
+    notebook = copy.deepcopy(planned.task.notebook)   # as the kernel ran it: the probe last
+    notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
+    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10)
+    execution = executor._saved(planned, notebook, [], 1.5)
+    assert execution.status is Status.FAILED and execution.record is None
+    assert execution.message == (
+        f"  chapters/chap/sec.md [pytorch]: its result could not be saved: cannot write "
+        f"{book.record_path}: no space left on device — free some space on that disk (or "
+        "build in a folder on another one), then run the command again")
+    assert not book.record_path.exists() and not book.executed_path.exists()
+    monkeypatch.undo()
+
+    # A cached result: its executed notebook cannot be written.
+    write_cache(book.record_path, ran_record(planned))
+    monkeypatch.setattr(files, "atomic_write", refusing(files.atomic_write,
+                                                        book.executed_path))
+    result = book.evaluate(book.plan())
+    assert [e.status for e in result.executions] == [Status.NO_CODE, Status.NO_CODE,
+                                                     Status.FAILED]
+    assert result.failed and f"cannot write {book.executed_path}: no space left on device" \
+        in result.executions[-1].message
+    assert (book.root / "_build" / "eval" / "pytorch" / "index.ipynb").exists()
+    row = next(r for r in result.report.rows if r.section == "chap/sec")
+    assert row.status is Status.FAILED
+
+
+def test_a_bug_in_the_executor_is_raised_not_swallowed(tmp_path, monkeypatch):
+    """An unexpected error in a worker thread ends the eval with its traceback (a bug of
+    the build), instead of dropping its notebooks and passing."""
+    book = Book(tmp_path)
+    planned = book.section(book.plan())
+    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10)
+
+    def broken(*_):
+        raise RuntimeError("a bug")
+    monkeypatch.setattr(executor, "_execute", broken)
+    with pytest.raises(RuntimeError, match="a bug"):
+        executor.run([planned, planned])
+
+
+def test_a_process_left_behind_by_a_kernel_is_found_by_its_mark_and_killed():
+    from tabbook.execution.leftovers import MARKER, Leftover, end_leftovers
+
+    mark = "test-" + os.urandom(8).hex()
+    child = subprocess.Popen(["sleep", "600"], start_new_session=True,
+                             env=dict(os.environ, **{MARKER: mark}))
+    other = subprocess.Popen(["sleep", "600"], env=dict(os.environ, **{MARKER: mark + "0"}))
+    try:
+        assert end_leftovers(mark) == (Leftover(child.pid, "sleep 600", killed=True),)
+        assert child.wait(timeout=10) == -signal.SIGKILL
+        assert other.poll() is None and end_leftovers(mark) == ()
+    finally:
+        child.kill()
+        other.kill()

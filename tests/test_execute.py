@@ -312,3 +312,52 @@ def test_kernels_side_by_side_share_the_cores(tmp_path, monkeypatch):
     assert shared["OMP_NUM_THREADS"] == shared["TF_NUM_INTRAOP_THREADS"] == "4"
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
     assert Executor(layout, {}, [], jobs=2, timeout=10)._environment([])["OMP_NUM_THREADS"] == "3"
+
+
+def test_a_result_that_cannot_be_saved_fails_its_notebook_and_the_others_still_run(project):
+    """A write error while saving a run's result (here its cache record is a folder: a
+    fault that holds even for root, as a full disk would) fails that notebook, at the
+    file; the other notebooks run, the status is 1, and no page is published."""
+    root = project.root
+    assert project("eval").returncode == 0
+    before = (root / "_build/eval/pytorch/chap/sec.ipynb").read_bytes()
+    edit(root, section_text(torch_code="x = 6 * 8\nprint(x)").replace("7 * 6", "7 * 8"))
+    record = root / "_build/cache/pytorch/chap/sec.json"
+    record.unlink()
+    record.mkdir()
+    result = project("html", "-j", "1")
+    output = result.stdout + result.stderr
+    assert result.returncode == 1, output
+    assert f"  {SECTION} [pytorch]: its result could not be saved: cannot write {record}: " \
+           "Is a directory" in result.stderr, output
+    assert "done    chap/sec [mxnet]" in result.stdout
+    assert "eval: 1 ran, 0 cached, 0 frozen, 1 failed" in result.stdout, output
+    rows = {r["framework"]: r["status"] for r in json.loads(
+        (root / "_build/eval/report.json").read_text())["rows"] if r["section"] == "chap/sec"}
+    assert rows == {"pytorch": "failed", "mxnet": "ran"}
+    # The last good result is kept, and no page shows the new code without its outputs.
+    assert (root / "_build/eval/pytorch/chap/sec.ipynb").read_bytes() == before
+    assert not list(root.glob("_build/html*"))
+    record.rmdir()
+    again = project("html", "-j", "1")
+    assert again.returncode == 0 and "done    chap/sec [pytorch]" in again.stdout
+
+
+def test_a_process_the_code_leaves_behind_is_killed_and_told(project):
+    """A process a cell starts in its own session escapes the kernel's shutdown: the build
+    finds it, kills it and says so, naming the section, the tab and the process."""
+    edit(project.root, section_text(
+        torch_code="import subprocess\nchild = subprocess.Popen(['sleep', '600'], "
+                   "start_new_session=True)\nprint(child.pid)"))
+    result = project("eval")
+    pid = int(next(c for c in evaluated(project.root, "pytorch").cells
+                   if "Popen" in c.source).outputs[0].text)
+    try:
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert f"warning: {SECTION} [pytorch]: process {pid} (sleep 600), started by its " \
+               "code, outlived the kernel: killed" in result.stderr, result.stderr
+        time.sleep(0.5)
+        assert not alive(pid)
+    finally:
+        if alive(pid):
+            os.kill(pid, signal.SIGKILL)

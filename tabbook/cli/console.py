@@ -18,7 +18,7 @@ from ..execution.frozen import FreezeResult
 from ..execution.kernels import Gpu
 from ..execution.provenance import frozen_origin
 from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
-from ..execution.tasks import Event, Execution, Finished, Running, Started, Status
+from ..execution.tasks import Event, Execution, Finished, Leftovers, Running, Started, Status
 from ..notebooks.split import SplitResult
 from ..output.launch import LaunchResult
 from ..output.pdf import PdfResult
@@ -218,6 +218,8 @@ class Console:
             self._finished(event.execution, prefix)
         elif isinstance(event, Running):
             self._running(event)
+        elif isinstance(event, Leftovers):
+            self._leftovers(event, prefix)
 
     def _finished(self, execution: Execution, prefix: str) -> None:
         label = execution.task.label
@@ -226,6 +228,14 @@ class Console:
         elif execution.status is Status.FAILED:
             self.say(f"{prefix}FAILED  {label} after {execution.seconds:.1f} s\n"
                      + execution.message)
+
+    def _leftovers(self, event: Leftovers, prefix: str) -> None:
+        where = f"{event.task.section.display_path} [{event.task.tab}]"
+        for process in event.processes:
+            done = "killed" if process.killed else f"it could not be killed: kill {process.pid}"
+            self.warn(f"{prefix}warning: {where}: process {process.pid} ({process.command}), "
+                      f"started by its code, outlived the kernel: {done} — a cell should "
+                      "wait for the processes it starts, or stop them")
 
     def _running(self, event: Running) -> None:
         line = "running: " + ", ".join(f"{label} {seconds:.0f} s" for label, seconds in event.tasks)

@@ -21,7 +21,7 @@ from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..notebooks.inline import value_problems
 from ..notebooks.split import code_cells, split_section
-from .execute import Executor, save, write_executed
+from .execute import Executor, save, stored, write_executed
 from .frozen import FreezeResult, freeze, recorded_seconds
 from .kernels import Gpu, Runtime, detect_gpus, framework_gpus, gpu_class, prepare_runtime
 from .plan import Context, plan_tasks
@@ -215,15 +215,17 @@ def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
 
 def write_planned(layout: Layout, planned: Planned) -> Execution:
     """The execution of a task no kernel runs: its executed notebook is written from
-    the cache or the frozen store (a notebook without code gets its record cached)."""
+    the cache or the frozen store (a notebook without code gets its record cached);
+    FAILED if that cannot be written."""
     record = planned.record
-    if planned.outcome is Status.NO_CODE and read_cache(
-            layout.cache_record(planned.task.tab, planned.task.section)) != record:
-        save(layout, planned, record)
-    elif record is not None:
-        write_executed(layout, planned, record)
-    seconds = record.seconds if record is not None else 0.0
-    return Execution(planned, planned.outcome, seconds, record=record)
+
+    def write() -> None:
+        if planned.outcome is Status.NO_CODE and read_cache(
+                layout.cache_record(planned.task.tab, planned.task.section)) != record:
+            save(layout, planned, record)
+        elif record is not None:
+            write_executed(layout, planned, record)
+    return stored(planned, planned.outcome, record, write)
 
 
 def executed_notebook(layout: Layout, task: Task) -> dict | None:

@@ -4,10 +4,13 @@ The cache keeps, with the key, each code cell's outputs by cell id (see
 record.py); every eval writes each executed notebook afresh from today's split
 with those outputs merged in, so prose, headings and .md lines are always
 current and a prose edit runs nothing. Results are written atomically; a failed
-or interrupted notebook caches nothing and keeps its previous good result. Up
+or interrupted notebook caches nothing and keeps its previous good result, and so
+does one whose result the machine refused to save (it fails, at its file). Up
 to `jobs` kernels run at once, longest first, and a section gets up to its
-``#gpus(N)`` GPUs. The executor prints nothing: it tells what happens through
-events (tasks.Started, Finished, Running) that the console renders.
+``#gpus(N)`` GPUs; what a notebook's code leaves running once its kernel is gone
+is killed (leftovers.py). The executor prints nothing: it tells what happens
+through events (tasks.Started, Finished, Running, Leftovers) that the console
+renders.
 """
 from __future__ import annotations
 
@@ -18,6 +21,7 @@ import signal
 import tempfile
 import threading
 import time
+import uuid
 from dataclasses import dataclass, field
 from typing import Callable
 
@@ -28,10 +32,12 @@ from ..core.layout import Layout
 from ..core.model import METADATA_KEY
 from ..notebooks.inline import collect_values, with_evaluating_cells
 from .devices import PROBE, read_probe
-from .failures import failure_message, kernel_log
+from .failures import failure_message, kernel_log, save_failure_message
 from .kernels import Gpu, Runtime, jupyter_environment, kernel_manager_class
+from .leftovers import MARKER, end_leftovers
 from .record import ExecutionRecord, kernel_metadata, provenance, write_cache
-from .tasks import Event, Execution, Finished, Planned, Running, Started, Status
+from .tasks import (Event, Execution, Finished, Leftovers, Planned, Running, Started,
+                    Status, Task)
 
 TICK_SECONDS = 1.0
 
@@ -53,6 +59,20 @@ def save(layout: Layout, planned: Planned, record: ExecutionRecord) -> None:
     write_executed(layout, planned, record)
 
 
+def stored(planned: Planned, status: Status, record: ExecutionRecord | None,
+           write: Callable[[], object]) -> Execution:
+    """The execution of `planned` once `write` has stored its result; FAILED, naming the
+    file, if writing fails (a full disk): that notebook keeps its previous result, and
+    the others still run."""
+    seconds = record.seconds if record is not None else 0.0
+    try:
+        write()
+    except OSError as error:
+        return Execution(planned, Status.FAILED, seconds,
+                         save_failure_message(planned.task, error))
+    return Execution(planned, status, seconds, record=record)
+
+
 @dataclass
 class Executor:
     layout: Layout
@@ -67,6 +87,7 @@ class Executor:
     _condition: threading.Condition = field(default_factory=threading.Condition)
     _stopping: bool = False
     _kernel_manager: type | None = None
+    _crashes: list[BaseException] = field(default_factory=list)
 
     def run(self, queue: list[Planned]) -> list[Execution]:
         """Run `queue` with up to `jobs` kernels; Ctrl-C stops every kernel cleanly, then
@@ -93,6 +114,8 @@ class Executor:
             with self._condition:
                 self._stopping = True
                 self._condition.notify_all()
+        if self._crashes:   # a bug of the build: its traceback, not a silent success
+            raise self._crashes[0]
         return list(self._executions)
 
     def stop(self) -> None:
@@ -131,6 +154,9 @@ class Executor:
             planned, granted = picked
             try:
                 execution = self._execute(planned, granted)
+            except Exception as crash:   # run() raises it once the other workers are done
+                self._crashes.append(crash)
+                return
             finally:
                 with self._condition:
                     self._free_gpus.extend(granted)
@@ -197,11 +223,15 @@ class Executor:
         with self._condition:
             self._running[task.label] = (started, holder)
         self.on_event(Started(task, tuple(granted)))
+        # Every process the kernel starts inherits this run's mark, even in a session
+        # of its own: what still has it once the kernel is gone was left behind.
+        mark = uuid.uuid4().hex
         # The kernel's own output (its log, a crash's last words) goes to a file, not
         # the build's terminal: a timeout's shutdown logs ZMQ errors there.
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
             try:
-                client.execute(env=self._environment(granted), stdout=log, stderr=log)
+                client.execute(env={**self._environment(granted), MARKER: mark},
+                               stdout=log, stderr=log)
             except Exception as error:   # a cell failed, or the kernel died or was killed
                 return self._failure(planned, notebook, current["index"], started, error,
                                      kernel_log(log))
@@ -210,9 +240,16 @@ class Executor:
                 atexit.unregister(client._cleanup_kernel)
                 with self._condition:
                     self._running.pop(task.label, None)
+                self._end_leftovers(task, mark)
         if self._stopping:
             return Execution(planned, Status.INTERRUPTED, time.monotonic() - started)
         return self._saved(planned, notebook, granted, time.monotonic() - started)
+
+    def _end_leftovers(self, task: Task, mark: str) -> None:
+        """Kill what the code of `task` left running, and tell."""
+        left = end_leftovers(mark)
+        if left:
+            self.on_event(Leftovers(task, left))
 
     def _failure(self, planned: Planned, notebook, index: int | None, started: float,
                  error: Exception, log: list[str]) -> Execution:
@@ -239,5 +276,4 @@ class Executor:
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
         book_metadata["values"] = values
         record = ExecutionRecord.from_notebook(notebook, planned.key)
-        save(self.layout, planned, record)
-        return Execution(planned, Status.RAN, record.seconds, record=record)
+        return stored(planned, Status.RAN, record, lambda: save(self.layout, planned, record))

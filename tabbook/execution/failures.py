@@ -1,13 +1,15 @@
 """Why a notebook failed, said at the .md line of the failing cell.
 
 ``path:LINE [tab] cell N: reason``, with the last lines of the traceback, or of
-the kernel's own output when the kernel died.
+the kernel's own output when the kernel died; ``path [tab]: …`` when its result
+could not be saved.
 """
 from __future__ import annotations
 
 import re
 from typing import IO
 
+from ..bootstrap.errors import machine_error
 from ..core.model import METADATA_KEY
 from ..notebooks.inline import is_evaluating_cell
 from .tasks import Task
@@ -62,6 +64,14 @@ def failure_message(task: Task, notebook, index: int | None, error: Exception, t
                  if c.cell_type == "code" and not is_evaluating_cell(c))
     return (f"{where}:{line} [{task.tab}] cell {number}: {reason}"
             + "".join(f"\n    | {d}" for d in details))
+
+
+def save_failure_message(task: Task, error: OSError) -> str:
+    """``path [tab]: its result could not be saved: cannot write FILE: why``, with how to
+    fix it when the machine refused (a full disk, a read-only folder)."""
+    why = machine_error(error) or (f"cannot write {error.filename2 or error.filename}: "
+                                   f"{error.strerror or error}")
+    return f"  {task.section.display_path} [{task.tab}]: its result could not be saved: {why}"
 
 
 def _described_error(cell, lines: list[int], error: Exception) -> tuple[str, int, list[str]]:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import nbformat
 
 from ..core.model import METADATA_KEY, Section
+from .leftovers import Leftover
 from .record import ExecutionRecord
 
 
@@ -144,4 +145,11 @@ class Running:
     tasks: tuple[tuple[str, float], ...]
 
 
-Event = Started | Finished | Running
+@dataclass(frozen=True)
+class Leftovers:
+    """Processes the code of `task` left running after its kernel was shut down."""
+    task: Task
+    processes: tuple[Leftover, ...]
+
+
+Event = Started | Finished | Running | Leftovers
