@@ -218,7 +218,7 @@ def test_an_environment_is_installed_from_the_wheelhouse_alone(tmp_path, wheels,
     assert "six==1.17.0" in listed and "gpu-dl-book-d2l==0.1.0" in listed
 
     (root / "requirements" / "tiny.txt").write_text("six==1.17.0\niniconfig\n")   # not there
-    with pytest.raises(subprocess.CalledProcessError):
+    with pytest.raises(environments.EnvironmentSetupError, match=f"the wheelhouse {wheels} lacks"):
         ensure_env(root, "tiny")
 
 

@@ -7,9 +7,13 @@ inside it.
 from __future__ import annotations
 
 import base64
+import contextlib
+import fcntl
 import hashlib
 import io
 import os
+import re
+import shlex
 import subprocess
 import sys
 import tarfile
@@ -17,7 +21,9 @@ import time
 import urllib.request
 import venv
 from pathlib import Path
+from typing import Iterator
 
+from .errors import BookError, machine_error
 from .records import atomic_write, stamp_matches, write_stamp
 
 ENVS_DIR = ".envs"
@@ -32,6 +38,14 @@ USE_CURRENT_PYTHON = "TABBOOK_USE_CURRENT_PYTHON"
 # Set to a folder of wheels (`build.py wheelhouse`) on a machine without Internet: the
 # environments are installed from it alone.
 WHEELHOUSE = "TABBOOK_WHEELHOUSE"
+# What pip says when it could not reach a package index (urllib3's errors, in its retries).
+UNREACHABLE = re.compile(r"NewConnectionError|ConnectTimeoutError|ReadTimeoutError|ProxyError|"
+                         r"SSLError|Could not fetch URL|Temporary failure in name resolution|"
+                         r"Network is unreachable")
+
+
+class EnvironmentSetupError(BookError):
+    """An environment could not be set up: its folder refused the writes, or pip failed."""
 
 
 def wheelhouse() -> Path | None:
@@ -41,19 +55,43 @@ def wheelhouse() -> Path | None:
 
 
 def pip_install(python: Path | str, *arguments: str) -> None:
-    """`python -m pip install arguments`, from the wheelhouse alone when one is set."""
+    """`python -m pip install arguments`, from the wheelhouse alone when one is set.
+
+    pip's errors are shown as they come and kept in the CalledProcessError it raises
+    on failure: they tell a network out of reach from anything else."""
     folder = wheelhouse()
     source = ["--no-index", "--find-links", str(folder)] if folder else []
-    subprocess.run([str(python), "-m", "pip", "install", "--disable-pip-version-check",
-                    *source, *arguments], check=True)
+    command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *source,
+               *arguments]
+    said = []
+    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
+                          errors="replace") as pip:
+        for line in pip.stderr:
+            sys.stderr.write(line)
+            said.append(line)
+    if pip.returncode:
+        raise subprocess.CalledProcessError(pip.returncode, command, stderr="".join(said))
 
 
 def env_python(env: Path) -> Path:
     return env / "bin" / "python"
 
 
-def _fingerprint(*files: Path) -> str:
-    digest = hashlib.sha256(sys.version.encode())
+def _python_version(python: Path) -> str | None:
+    """`python`'s sys.version; None if it does not run (its base interpreter was removed)."""
+    try:
+        ran = subprocess.run([str(python), "-I", "-S", "-c",
+                              "import sys; sys.stdout.write(sys.version)"],
+                             capture_output=True, text=True, timeout=60)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return ran.stdout if ran.returncode == 0 else None
+
+
+def _fingerprint(version: str, *files: Path) -> str:
+    """The hash of an environment's interpreter (its sys.version) and of the files it is
+    installed from."""
+    digest = hashlib.sha256(version.encode())
     for file in files:
         digest.update(file.read_bytes())
     return digest.hexdigest()
@@ -68,8 +106,24 @@ def _is_current(env: Path, fingerprint: str) -> bool:
     except (OSError, ValueError):
         return False
     if legacy:
-        write_stamp(env / STAMP, fingerprint)
+        with contextlib.suppress(OSError):   # a read-only .envs keeps the legacy stamp
+            write_stamp(env / STAMP, fingerprint)
     return legacy
+
+
+def _sources(root: Path, name: str, with_d2l: bool) -> list[Path]:
+    """The files environment `name` is installed from: its requirements first."""
+    return [root / "requirements" / f"{name}.txt",
+            *([root / "pyproject.toml"] if with_d2l else [])]
+
+
+def _up_to_date(env: Path, sources: list[Path]) -> bool:
+    """Whether `env`'s python runs and was installed from `sources` as they are now.
+
+    The fingerprint is of that python, not of the one running this: an environment
+    is kept whatever interpreter launches the build."""
+    version = _python_version(env_python(env))
+    return version is not None and _is_current(env, _fingerprint(version, *sources))
 
 
 def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
@@ -77,15 +131,48 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
 
     With `with_d2l`, this repository's d2l package is installed too, editable, so
     that regenerated d2l/*.py files are seen at once. An environment is rebuilt
-    only when its requirements (or pyproject.toml, or Python) changed.
+    only when its requirements (or pyproject.toml) changed or its python no longer
+    runs; one build at a time sets it up, the others wait for it. Raises
+    EnvironmentSetupError when that fails.
     """
-    requirements = root / "requirements" / f"{name}.txt"
     env = root / ENVS_DIR / name
-    fingerprint = _fingerprint(requirements, *([root / "pyproject.toml"] if with_d2l else []))
-    if _is_current(env, fingerprint):
+    sources = _sources(root, name, with_d2l)
+    if _up_to_date(env, sources):   # nothing written: a read-only .envs will do
         return env_python(env)
+    try:
+        with _lock(env):
+            if not _up_to_date(env, sources):   # unless the build it waited for did it
+                _set_up(root, env, sources, with_d2l)
+    except OSError as err:
+        refused = machine_error(err)
+        if refused is None:
+            raise
+        raise EnvironmentSetupError(f"cannot set up the {name} environment in {env}: "
+                                    f"{refused}") from err
+    except subprocess.CalledProcessError as err:
+        raise _setup_failure(name, err) from err
+    return env_python(env)
+
+
+@contextlib.contextmanager
+def _lock(env: Path) -> Iterator[None]:
+    """Hold ``<env>.lock`` beside `env`: two builds setting it up at once would delete
+    each other's files. The second one waits for the first."""
+    env.parent.mkdir(parents=True, exist_ok=True)
+    with open(env.with_name(f"{env.name}.lock"), "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"waiting for another build, which is setting up {env}...", flush=True)
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield
+
+
+def _set_up(root: Path, env: Path, sources: list[Path], with_d2l: bool) -> None:
+    """Install `env` afresh from `sources` (its requirements, then pyproject.toml)."""
     started = time.monotonic()
-    print(f"setting up the {name} environment in {env.relative_to(root)} "
+    requirements = sources[0]
+    print(f"setting up the {env.name} environment in {env.relative_to(root)} "
           f"(from {requirements.relative_to(root)}; once, or when it changes)...", flush=True)
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
     python = env_python(env)
@@ -93,9 +180,36 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
     pip_install(python, "--progress-bar", "off", "-r", str(requirements))
     if with_d2l:
         pip_install(python, "--quiet", "--no-deps", "--editable", str(root))
-    write_stamp(env / STAMP, fingerprint, requirements=requirements.name)
-    print(f"{name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
-    return env_python(env)
+    # Its python is this interpreter (venv copies or links it).
+    write_stamp(env / STAMP, _fingerprint(sys.version, *sources), requirements=requirements.name)
+    print(f"{env.name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
+
+
+def _setup_failure(name: str, err: subprocess.CalledProcessError) -> EnvironmentSetupError:
+    """What failed while setting up environment `name` (the command, its last error) and
+    how to fix it."""
+    said = err.stderr or err.output or ""   # pip's errors; venv's ensurepip has them as output
+    said = said.decode(errors="replace") if isinstance(said, bytes) else said
+    lines = [line for line in said.splitlines() if line.startswith("ERROR:")] or \
+        said.strip().splitlines()
+    what = f"`{shlex.join(map(str, err.cmd))}` exited with status {err.returncode}" + \
+        (f": {lines[-1].strip()}" if lines else "")
+    return EnvironmentSetupError(f"setting up the {name} environment failed: {what} — "
+                                 f"{_setup_fix(said)}")
+
+
+def _setup_fix(said: str) -> str:
+    """How to fix a failed setup, from what pip `said`: the network is blamed only where
+    pip could not reach an index."""
+    folder = wheelhouse()
+    if folder and "No matching distribution" in said:
+        return (f"the wheelhouse {folder} lacks a wheel pip asked for: write it again with "
+                "`python3 build.py wheelhouse` for this machine's Python and platform")
+    if UNREACHABLE.search(said):
+        return ("pip could not reach the package index: check this machine's network access "
+                f"to PyPI and retry (without Internet: {WHEELHOUSE}=DIR, a folder written by "
+                "`build.py wheelhouse`)")
+    return "fix the cause it names, then run the command again"
 
 
 CHROMIUM = Path("/usr/bin/chromium")
@@ -184,16 +298,10 @@ def run_in_tools_env(root: Path, argv: list[str]) -> None:
     if os.environ.get(USE_CURRENT_PYTHON):
         return
     env = (root / ENVS_DIR / "tools").resolve()
-    if Path(sys.prefix).resolve() == env and \
-            _is_current(env, _fingerprint(root / "requirements" / "tools.txt")):
+    if Path(sys.prefix).resolve() == env and _up_to_date(env, _sources(root, "tools", False)):
         return
     try:
         python = ensure_env(root, "tools")
-    except subprocess.CalledProcessError as err:
-        folder = wheelhouse()
-        sys.exit(f"error: setting up the tools environment failed ({err}); "
-                 + (f"the wheelhouse {folder} lacks a wheel pip asked for: write it again "
-                    "with `python3 build.py wheelhouse` for this machine's Python and platform"
-                    if folder else "check the network access to PyPI and retry (without "
-                    f"Internet: {WHEELHOUSE}=DIR, a folder written by `build.py wheelhouse`)"))
+    except EnvironmentSetupError as err:
+        sys.exit(f"error: {err}")
     os.execv(python, [str(python), str(root / "build.py"), *argv])

@@ -1,0 +1,144 @@
+"""The build's virtual environments: kept whoever launches the build, set up by one build
+at a time, and a failure that says what failed. Each test sets up a throwaway environment
+in a temporary book, never this checkout's .envs; without pip (ensurepip alone takes
+seconds) where pip is not what is tested."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import venv
+from pathlib import Path
+
+import pytest
+
+from conftest import REPO
+from tabbook.bootstrap import environments
+from tabbook.bootstrap.environments import (ENVS_DIR, EnvironmentSetupError, ensure_env,
+                                            pip_install, run_in_tools_env)
+from test_errors import refuse_writes_under
+
+@pytest.fixture
+def book(tmp_path, monkeypatch) -> Path:
+    """A book root whose requirements/tiny.txt pins nothing; pip's own settings and the
+    build's (a wheelhouse, the current python) are left out."""
+    root = tmp_path / "book"
+    (root / "requirements").mkdir(parents=True)
+    (root / "requirements" / "tiny.txt").write_text("# nothing pinned\n")
+    for name in [n for n in os.environ if n.startswith("PIP_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("PIP_CONFIG_FILE", os.devnull)
+    monkeypatch.delenv(environments.WHEELHOUSE, raising=False)
+    monkeypatch.delenv(environments.USE_CURRENT_PYTHON, raising=False)
+    builder = venv.EnvBuilder   # as the build calls it, but without ensurepip
+    monkeypatch.setattr(venv, "EnvBuilder",
+                        lambda **options: builder(**{**options, "with_pip": False}))
+    return root
+
+
+@pytest.fixture
+def pip_calls(monkeypatch) -> list[tuple]:
+    """The pip installs the build asks for, recorded instead of run."""
+    calls = []
+    monkeypatch.setattr(environments, "pip_install", lambda *arguments: calls.append(arguments))
+    return calls
+
+
+def files_of(folder: Path) -> dict[Path, int]:
+    """Every file and folder under `folder` -> its modification time."""
+    return {p: p.lstat().st_mtime_ns for p in folder.rglob("*")}
+
+
+def test_an_environment_is_kept_whatever_python_launches_the_build(book, pip_calls,
+                                                                   monkeypatch, capsys):
+    """Another interpreter (/usr/bin/python3 after pyenv's python3) launching build.py
+    keeps the environment its own python still runs, writing nothing: a read-only
+    .envs just works."""
+    python = ensure_env(book, "tiny")
+    assert "tiny environment ready" in capsys.readouterr().out and pip_calls
+    before = files_of(book / ENVS_DIR)
+    pip_calls.clear()
+    monkeypatch.setattr(sys, "version", "3.11.2 (main, Mar 13 2023, 12:18:29) [GCC 12.2.0]")
+    refuse_writes_under(book / ENVS_DIR, monkeypatch)
+    assert ensure_env(book, "tiny") == python
+    assert "setting up" not in capsys.readouterr().out and not pip_calls
+    assert files_of(book / ENVS_DIR) == before
+
+
+def test_an_environment_to_set_up_again_in_a_read_only_folder_is_a_clear_error(
+        book, pip_calls, monkeypatch):
+    python = ensure_env(book, "tiny")
+    (book / "requirements" / "tiny.txt").write_text("# nothing pinned, still\n")
+    before = files_of(book / ENVS_DIR)
+    refuse_writes_under(book / ENVS_DIR, monkeypatch)
+    with pytest.raises(EnvironmentSetupError) as error:
+        ensure_env(book, "tiny")
+    assert str(error.value).startswith(
+        f"cannot set up the tiny environment in {book / ENVS_DIR / 'tiny'}: cannot write "
+        f"{book / ENVS_DIR / 'tiny.lock'}: read-only file system"), error.value
+    assert files_of(book / ENVS_DIR) == before
+    assert subprocess.run([python, "-c", "pass"]).returncode == 0
+
+
+def test_an_environment_whose_python_no_longer_runs_is_set_up_again(book, pip_calls, capsys):
+    """Its base interpreter removed: its stamp still matches, yet it is set up again."""
+    python = ensure_env(book, "tiny")
+    python.unlink()
+    python.write_text("#!/bin/sh\nexit 127\n")
+    python.chmod(0o755)
+    capsys.readouterr()
+    assert ensure_env(book, "tiny") == python
+    assert "setting up the tiny environment" in capsys.readouterr().out
+    assert subprocess.run([python, "-c", "pass"]).returncode == 0
+
+
+# A build that sets up .envs/tiny in the book argv[2]: without ensurepip, its pip
+# installs taking a second each.
+SET_UP = """
+import sys, time, venv
+from pathlib import Path
+sys.path.insert(0, sys.argv[1])
+from tabbook.bootstrap import environments
+builder = venv.EnvBuilder
+venv.EnvBuilder = lambda **options: builder(**{**options, "with_pip": False})
+environments.pip_install = lambda *arguments: time.sleep(1)
+print(environments.ensure_env(Path(sys.argv[2]), "tiny"))
+"""
+
+
+def test_two_builds_set_up_an_environment_once(book):
+    """The second waits for the first, says so, then uses what the first set up."""
+    command = [sys.executable, "-u", "-c", SET_UP, str(REPO), str(book)]
+    first = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                             text=True)
+    started = first.stdout.readline()
+    assert "setting up the tiny environment" in started, started
+    second = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    first_output = started + first.stdout.read()
+    assert first.wait(timeout=120) == 0 and second.returncode == 0, \
+        first_output + second.stdout + second.stderr
+    python = str(book / ENVS_DIR / "tiny" / "bin" / "python")
+    assert second.stdout.splitlines() == [
+        f"waiting for another build, which is setting up {book / ENVS_DIR / 'tiny'}...", python]
+    assert first_output.splitlines()[-1] == python
+
+
+def test_a_failed_setup_blames_the_network_only_when_pip_could_not_reach_it(book, monkeypatch):
+    # An environment without pip, as where ensurepip is missing: not a network problem.
+    (book / "requirements" / "tools.txt").write_text("# nothing pinned\n")
+    with pytest.raises(SystemExit) as exit_:
+        run_in_tools_env(book, ["check"])
+    message = str(exit_.value.code)
+    assert "network" not in message, message
+    assert message.startswith("error: setting up the tools environment failed: ")
+    assert message.endswith("No module named pip — fix the cause it names, then run the "
+                            "command again"), message
+
+    # pip retrying an index nothing answers at.
+    monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")
+    monkeypatch.setenv("PIP_RETRIES", "1")
+    with pytest.raises(subprocess.CalledProcessError) as failed:
+        pip_install(sys.executable, "--dry-run", "--ignore-installed", "--no-deps", "six==1.17.0")
+    message = str(environments._setup_failure("tools", failed.value))
+    assert "No matching distribution found for six==1.17.0" in message
+    assert "check this machine's network access to PyPI" in message, message
