@@ -285,6 +285,23 @@ def test_malformed_source_is_reported_at_its_place(tmp_path, files, expected):
     assert problems_of(tmp_path) == expected
 
 
+def test_an_image_outside_the_book_s_folder_is_an_error(tmp_path):
+    """The site copies images from the book's folder only: one outside it, though it exists,
+    would be a broken image on the page. One outside the sources but in the book's folder
+    (img/ beside chapters/) is the book's own."""
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG")
+    (tmp_path / "book").mkdir()
+    root = write_book(tmp_path / "book", {
+        "chap/sec.md": md("# Titre", "![Dehors](../../../outside.png)",
+                          "![Dedans](../../img/inside.png)"),
+        "../img/inside.png": "\x89PNG"})
+    assert problems_of(root) == [
+        f"{S}:3: image outside the book's folder: ../../../outside.png (images must live inside "
+        "the book's folder, where config.ini is: the site copies nothing from elsewhere) — move "
+        "the image into the book's folder (e.g. img/) and write its path relative to this .md "
+        "file"]
+
+
 def test_a_file_s_own_fault_comes_before_its_consequences(tmp_path):
     # Its labels are still read from a file that is not UTF-8: references to them resolve.
     write_book(tmp_path, {

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import posixpath
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -15,7 +16,8 @@ from markdown_it.token import Token
 
 from .bibliography import entries_by_page, unclosed_entries
 from ..core.config import Config
-from ..core.model import ALL_TABS, Book, Cell, CellKind, Problem, Section
+from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Section,
+                          project_path)
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
@@ -200,14 +202,31 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
         base = (book.source_root / section.path).parent
         _check_bibliography(found, base)
         for image in section.images:
-            if image.path.startswith(EXTERNAL):
-                found.add(image.line, f"image loaded from outside the book: {image.path} (a page "
-                          "loads nothing from outside)", LOCAL_COPY, warning=True)
-            elif not image.path.startswith(INLINE) and not (base / image.path).is_file():
-                found.add(image.line, f"image not found: {image.path}",
-                          "fix the path (relative to this .md file) or add the file")
+            _check_image(found, base, image)
         problems += found.problems
     return problems + _citation_problems(sections, book)
+
+
+def _check_image(found: _Findings, base: Path, image: Image) -> None:
+    """An image is the book's own file: in the book's folder, which the site copies from."""
+    if image.path.startswith(EXTERNAL):
+        found.add(image.line, f"image loaded from outside the book: {image.path} (a page "
+                  "loads nothing from outside)", LOCAL_COPY, warning=True)
+    elif image.path.startswith(INLINE):
+        return
+    elif _outside_book(project_path(found.section.display_path, image.path)):
+        found.add(image.line, f"image outside the book's folder: {image.path} (images must "
+                  "live inside the book's folder, where config.ini is: the site copies nothing "
+                  "from elsewhere)", "move the image into the book's folder (e.g. img/) and "
+                  "write its path relative to this .md file")
+    elif not (base / image.path).is_file():
+        found.add(image.line, f"image not found: {image.path}",
+                  "fix the path (relative to this .md file) or add the file")
+
+
+def _outside_book(path: str) -> bool:
+    """Whether `path`, relative to the book's folder (`project_path`), leaves it."""
+    return posixpath.isabs(path) or path == ".." or path.startswith("../")
 
 
 def _check_bibliography(found: _Findings, base: Path) -> None:
