@@ -240,6 +240,16 @@ CATALOGUE = [
                         "```{.python .input}\ny = 2\n```")},
      [f"{S}:3: code fence ``` is not closed before the next cell's fence at line 6 — add a "
       "line ``` at the end of the code"]),
+    ("displayed block left open before a code cell",
+     {"chap/sec.md": md("# Titre", "```bash\npip install d2l", "```{.python .input}\nx = 1\n```")},
+     [f"{S}:3: warning: the ```bash block is not closed: it runs on to the fence at line 8 and "
+      "swallows the code cell at line 6, shown as text, never run (as d2lbook reads it) — "
+      "close it with a line ``` before line 6"]),
+    ("displayed block left open before another",
+     {"chap/sec.md": md("# Titre", "```bash\npip install d2l", "```python\nx = 1\n```")},
+     [f"{S}:3: warning: the ```bash block is not closed: it runs on to the fence at line 8 and "
+      "swallows the ```python block at line 6, shown as text (as d2lbook reads it) — close it "
+      "with a line ``` before line 6"]),
     ("syntax error naming another line",
      {"chap/sec.md": md("# Titre", '```{.python .input}\nx = 1\ns = """texte\nsuite\nfin\n```')},
      [f"{S}:5: [pytorch] does not compile: unterminated triple-quoted string literal (detected "
