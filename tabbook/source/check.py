@@ -6,6 +6,7 @@ wrong and how to fix it. The stage only reads the model.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
 import posixpath
 import re
@@ -21,7 +22,7 @@ from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Sectio
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
-from .roles import located_tokens
+from .roles import BLOCK_ROLES, INLINE_ROLES, SPHINX_ROLES, located_tokens
 from .saving import saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "//")
@@ -259,7 +260,29 @@ def _prose_problems(section: Section) -> list[Problem]:
                     found.add(line + token.content.count("\n", 0, match.start()),
                               f"HTML loads {match.group(1)} from outside the book (a page "
                               "loads nothing from outside)", LOCAL_COPY, warning=True)
+            elif token.type == "unknown_role":
+                _check_unknown_role(found, token, line)
     return found.problems
+
+
+def _check_unknown_role(found: _Findings, token: Token, line: int) -> None:
+    """A role this build cannot read is shown as written (as Sphinx shows what it cannot
+    read): a misspelt role, one of Sphinx's, or an attribute role inside a line."""
+    role, written = token.meta["role"], token.markup
+    if role in BLOCK_ROLES:
+        found.add(line, f"{written} inside a line of text (shown as written): d2lbook reads "
+                  f":{role}: on a line of its own only", "put it on a line of its own, under "
+                  "the block it belongs to", warning=True)
+    elif role in SPHINX_ROLES:
+        found.add(line, f"{written}: Sphinx's role :{role}: is not rendered by this build "
+                  "(shown as written)", "write the math as $…$" if role in ("math", "eq")
+                  else "write it in Markdown", warning=True)
+    else:
+        close = difflib.get_close_matches(role, INLINE_ROLES + BLOCK_ROLES, n=1)
+        found.add(line, f"unknown role :{role}: in {written} (shown as written; d2lbook's "
+                  "Sphinx warns 'Unknown interpreted text role')",
+                  f"did you mean :{close[0]}:?" if close else "use one of the roles "
+                  + ", ".join(f":{name}:" for name in sorted(set(INLINE_ROLES))), warning=True)
 
 
 def _check_inline_values(found: _Findings, cell: Cell) -> None:
