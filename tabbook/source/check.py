@@ -282,7 +282,7 @@ def _check_unknown_role(found: _Findings, token: Token, line: int) -> None:
         found.add(line, f"unknown role :{role}: in {written} (shown as written; d2lbook's "
                   "Sphinx warns 'Unknown interpreted text role')",
                   f"did you mean :{close[0]}:?" if close else "use one of the roles "
-                  + ", ".join(f":{name}:" for name in sorted(set(INLINE_ROLES))), warning=True)
+                  + ", ".join(f":{name}:" for name in sorted(INLINE_ROLES)), warning=True)
 
 
 def _check_inline_values(found: _Findings, cell: Cell) -> None:
