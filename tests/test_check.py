@@ -240,6 +240,36 @@ CATALOGUE = [
                         "```{.python .input}\ny = 2\n```")},
      [f"{S}:3: code fence ``` is not closed before the next cell's fence at line 6 — add a "
       "line ``` at the end of the code"]),
+    ("displayed block left open before a code cell",
+     {"chap/sec.md": md("# Titre", "```bash\npip install d2l", "```{.python .input}\nx = 1\n```")},
+     [f"{S}:3: warning: the ```bash block is not closed: it runs on to the fence at line 8 and "
+      "swallows the code cell at line 6, shown as text, never run (as d2lbook reads it) — "
+      "close it with a line ``` before line 6"]),
+    ("displayed block left open before another",
+     {"chap/sec.md": md("# Titre", "```bash\npip install d2l", "```python\nx = 1\n```")},
+     [f"{S}:3: warning: the ```bash block is not closed: it runs on to the fence at line 8 and "
+      "swallows the ```python block at line 6, shown as text (as d2lbook reads it) — close it "
+      "with a line ``` before line 6"]),
+    ("misspelt role",
+     {"chap/sec.md": md("# Titre\n:label:`sec_cnn`", "Voir :numreff:`sec_cnn`.")},
+     [f"{S}:4: warning: unknown role :numreff: in :numreff:`sec_cnn` (shown as written; "
+      "d2lbook's Sphinx warns 'Unknown interpreted text role') — did you mean :numref:?"]),
+    ("role of no known name",
+     {"chap/sec.md": md("# Titre", "Du texte\net (:zzz:`a b`).")},
+     [f"{S}:4: warning: unknown role :zzz: in :zzz:`a b` (shown as written; d2lbook's Sphinx "
+      "warns 'Unknown interpreted text role') — use one of the roles :cite:, :eqlabel:, "
+      ":eqref:, :eval:, :label:, :numref:, :ref:"]),
+    ("Sphinx role",
+     {"chap/sec.md": md("# Titre", "Soit :math:`x^2` ou :kbd:`Ctrl`.")},
+     [f"{S}:3: warning: :kbd:`Ctrl`: Sphinx's role :kbd: is not rendered by this build (shown "
+      "as written) — write it in Markdown",
+      f"{S}:3: warning: :math:`x^2`: Sphinx's role :math: is not rendered by this build (shown "
+      "as written) — write the math as $…$"]),
+    ("attribute role inside a line",
+     {"chap/sec.md": md("# Titre", "![Logo](data:image/png;base64,iVBORw0KGgo=) :width:`40px`")},
+     [f"{S}:3: warning: :width:`40px` inside a line of text (shown as written): d2lbook reads "
+      ":width: on a line of its own only — put it on a line of its own, under the block it "
+      "belongs to"]),
     ("syntax error naming another line",
      {"chap/sec.md": md("# Titre", '```{.python .input}\nx = 1\ns = """texte\nsuite\nfin\n```')},
      [f"{S}:5: [pytorch] does not compile: unterminated triple-quoted string literal (detected "
@@ -285,6 +315,23 @@ def test_malformed_source_is_reported_at_its_place(tmp_path, files, expected):
     assert problems_of(tmp_path) == expected
 
 
+def test_an_image_outside_the_book_s_folder_is_an_error(tmp_path):
+    """The site copies images from the book's folder only: one outside it, though it exists,
+    would be a broken image on the page. One outside the sources but in the book's folder
+    (img/ beside chapters/) is the book's own."""
+    (tmp_path / "outside.png").write_bytes(b"\x89PNG")
+    (tmp_path / "book").mkdir()
+    root = write_book(tmp_path / "book", {
+        "chap/sec.md": md("# Titre", "![Dehors](../../../outside.png)",
+                          "![Dedans](../../img/inside.png)"),
+        "../img/inside.png": "\x89PNG"})
+    assert problems_of(root) == [
+        f"{S}:3: image outside the book's folder: ../../../outside.png (images must live inside "
+        "the book's folder, where config.ini is: the site copies nothing from elsewhere) — move "
+        "the image into the book's folder (e.g. img/) and write its path relative to this .md "
+        "file"]
+
+
 def test_a_file_s_own_fault_comes_before_its_consequences(tmp_path):
     # Its labels are still read from a file that is not UTF-8: references to them resolve.
     write_book(tmp_path, {
@@ -310,6 +357,20 @@ def test_all_problems_are_reported_in_one_run(tmp_path):
     problems = problems_of(tmp_path)
     assert len(problems) == 4
     assert [p.split(":")[1] for p in problems] == ["1", "3", "3", "6"]
+
+
+def test_what_only_looks_like_a_role_is_no_problem(tmp_path):
+    """A role starts a word, as in reStructuredText, and code is code: times, URLs, code
+    spans and displayed code with colons are text."""
+    write_book(tmp_path, {"chap/sec.md": md("# Titre", """
+        À 10:30:`x` ou 1:2, voir https://example.org/a:b:`c`, le code `` :numreff:`x` ``
+        et py:func:`f`.
+
+        ```bash
+        echo :numreff:`x`
+        ```
+    """)})
+    assert problems_of(tmp_path) == []
 
 
 def test_the_same_inline_value_twice_is_no_duplicate_label(tmp_path):

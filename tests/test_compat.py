@@ -191,6 +191,20 @@ def test_a_d2lbook_book_checks_with_located_warnings(tmp_path):
     assert build(REPO, "-C", str(book), "check").returncode == 1
 
 
+def test_the_build_s_outputs_and_hidden_folders_are_no_sources(tmp_path):
+    """With d2lbook's default ``notebooks = **/*.md``, what the build writes (the execution
+    report, frozen notebooks) and hidden folders (.git, .envs) are never sections, as
+    d2lbook's glob never reads them; a file of the book outside every TOC still is one."""
+    book = write_d2lbook_book(tmp_path / "mini")
+    (book / "config.ini").write_text(CONFIG.replace("notebooks = *.md */*.md\n", ""))
+    for name in ("_build/eval/report.md", "frozen/pytorch/notes.md", ".git/info/x.md",
+                 ".envs/tools/lib/README.md", "chapter_basics/draft.md"):
+        (book / name).parent.mkdir(parents=True, exist_ok=True)
+        (book / name).write_text("# Pas une section\n", encoding="utf-8")
+    parsed, _ = parse_book(load_config(book))
+    assert [orphan.display_path for orphan in parsed.orphans] == ["chapter_basics/draft.md"]
+
+
 def test_a_d2lbook_book_splits_with_inferred_tabs(tmp_path):
     book = write_d2lbook_book(tmp_path / "mini")
     result = build(REPO, "-C", str(book), "notebooks")

@@ -249,3 +249,12 @@ def test_a_large_operators_scripts_become_limits_but_an_integrals_do_not(tmp_pat
     assert "<munder><mo>max</mo>" in html
     assert "<msubsup><mo>&#x0222B;</mo>" in html   # an integral keeps its scripts
     assert "<msub><mo>" not in html
+
+
+def test_a_role_this_build_cannot_read_is_shown_as_written(tmp_path):
+    """Never gone from the page: a misspelt role (the checks warn) is its text, as Sphinx
+    shows a problematic node, without the typography of prose."""
+    ctx, _ = context(tmp_path)
+    html = render_prose("Voir :numreff:`sec_eq` et :numref:`sec_eq`.", 1, ctx)
+    assert html == '<p>Voir <span class="problematic">:numreff:`sec_eq`</span> et ' \
+                   '<a class="reference" href="#sec_eq">section 1.1</a>.</p>\n'

@@ -28,6 +28,12 @@ class Layout:
         return self.root / BUILD_DIR
 
     @property
+    def outputs(self) -> tuple[Path, ...]:
+        """The folders builds write into: never read as sources, as d2lbook never reads
+        its build folder."""
+        return self.build, self.frozen_store
+
+    @property
     def lock(self) -> Path:
         """Held for the whole of a command that writes into ``_build``."""
         return self.build / ".lock"

@@ -153,6 +153,12 @@ def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
             f'{html.escape(target.text(meta["role"], custom, ctx.language))}</a>')
 
 
+def _unknown_role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """A role this build cannot read, shown as written (as Sphinx shows a problematic
+    node): never a blank; the checks warned about it."""
+    return f'<span class="problematic">{escapeHtml(tokens[index].markup)}</span>'
+
+
 def _inline_value(expression: str, env: Env) -> str:
     """An ``:eval:`` value as each tab computed it: one text when the tabs agree, else
     one per tab, which the framework choice shows (CSS, as tab panels). A value that is
@@ -349,6 +355,7 @@ BLOCKS: dict[str, Callable[[Sequence[Token], int, Env], str | None]] = {
 def _markdown() -> MarkdownIt:
     md = prose_markdown(math=math_html)
     md.add_render_rule("role", _role)
+    md.add_render_rule("unknown_role", _unknown_role)
     for kind in ("math_inline", "math_inline_double", "math_block"):
         md.add_render_rule(kind, math_rule(kind))
     md.add_render_rule("link_open", _link_open)

@@ -6,7 +6,9 @@ wrong and how to fix it. The stage only reads the model.
 from __future__ import annotations
 
 import dataclasses
+import difflib
 import os
+import posixpath
 import re
 from collections import defaultdict
 from pathlib import Path
@@ -15,11 +17,12 @@ from markdown_it.token import Token
 
 from .bibliography import entries_by_page, unclosed_entries
 from ..core.config import Config
-from ..core.model import ALL_TABS, Book, Cell, CellKind, Problem, Section
+from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Section,
+                          project_path)
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
-from .roles import located_tokens
+from .roles import BLOCK_ROLES, INLINE_ROLES, SPHINX_ROLES, located_tokens
 from .saving import saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "//")
@@ -200,14 +203,31 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
         base = (book.source_root / section.path).parent
         _check_bibliography(found, base)
         for image in section.images:
-            if image.path.startswith(EXTERNAL):
-                found.add(image.line, f"image loaded from outside the book: {image.path} (a page "
-                          "loads nothing from outside)", LOCAL_COPY, warning=True)
-            elif not image.path.startswith(INLINE) and not (base / image.path).is_file():
-                found.add(image.line, f"image not found: {image.path}",
-                          "fix the path (relative to this .md file) or add the file")
+            _check_image(found, base, image)
         problems += found.problems
     return problems + _citation_problems(sections, book)
+
+
+def _check_image(found: _Findings, base: Path, image: Image) -> None:
+    """An image is the book's own file: in the book's folder, which the site copies from."""
+    if image.path.startswith(EXTERNAL):
+        found.add(image.line, f"image loaded from outside the book: {image.path} (a page "
+                  "loads nothing from outside)", LOCAL_COPY, warning=True)
+    elif image.path.startswith(INLINE):
+        return
+    elif _outside_book(project_path(found.section.display_path, image.path)):
+        found.add(image.line, f"image outside the book's folder: {image.path} (images must "
+                  "live inside the book's folder, where config.ini is: the site copies nothing "
+                  "from elsewhere)", "move the image into the book's folder (e.g. img/) and "
+                  "write its path relative to this .md file")
+    elif not (base / image.path).is_file():
+        found.add(image.line, f"image not found: {image.path}",
+                  "fix the path (relative to this .md file) or add the file")
+
+
+def _outside_book(path: str) -> bool:
+    """Whether `path`, relative to the book's folder (`project_path`), leaves it."""
+    return posixpath.isabs(path) or path == ".." or path.startswith("../")
 
 
 def _check_bibliography(found: _Findings, base: Path) -> None:
@@ -240,7 +260,29 @@ def _prose_problems(section: Section) -> list[Problem]:
                     found.add(line + token.content.count("\n", 0, match.start()),
                               f"HTML loads {match.group(1)} from outside the book (a page "
                               "loads nothing from outside)", LOCAL_COPY, warning=True)
+            elif token.type == "unknown_role":
+                _check_unknown_role(found, token, line)
     return found.problems
+
+
+def _check_unknown_role(found: _Findings, token: Token, line: int) -> None:
+    """A role this build cannot read is shown as written (as Sphinx shows what it cannot
+    read): a misspelt role, one of Sphinx's, or an attribute role inside a line."""
+    role, written = token.meta["role"], token.markup
+    if role in BLOCK_ROLES:
+        found.add(line, f"{written} inside a line of text (shown as written): d2lbook reads "
+                  f":{role}: on a line of its own only", "put it on a line of its own, under "
+                  "the block it belongs to", warning=True)
+    elif role in SPHINX_ROLES:
+        found.add(line, f"{written}: Sphinx's role :{role}: is not rendered by this build "
+                  "(shown as written)", "write the math as $…$" if role in ("math", "eq")
+                  else "write it in Markdown", warning=True)
+    else:
+        close = difflib.get_close_matches(role, INLINE_ROLES + BLOCK_ROLES, n=1)
+        found.add(line, f"unknown role :{role}: in {written} (shown as written; d2lbook's "
+                  "Sphinx warns 'Unknown interpreted text role')",
+                  f"did you mean :{close[0]}:?" if close else "use one of the roles "
+                  + ", ".join(f":{name}:" for name in sorted(INLINE_ROLES)), warning=True)
 
 
 def _check_inline_values(found: _Findings, cell: Cell) -> None:

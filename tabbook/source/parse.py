@@ -9,9 +9,11 @@ never raised, so that a single run reports all of them.
 from __future__ import annotations
 
 import fnmatch
+import glob
 from pathlib import Path
 
 from ..core.config import Config
+from ..core.layout import Layout
 from ..core.model import Book, Chapter, Problem, Section, SourceError, TocEntry
 from .sections import SectionParser
 
@@ -58,14 +60,19 @@ def read_source(data: bytes, source: str) -> tuple[str, list[Problem]]:
 
 def source_files(config: Config) -> set[Path]:
     """The .md files the book is made of: [build] notebooks minus exclusions, both
-    relative to the source folder."""
+    relative to the source folder. As d2lbook's `glob.glob`, wildcards skip hidden files
+    and folders (.git, .envs); the build's own outputs (_build, frozen) are never sources."""
     source_root = config.source_root.resolve()
+    outputs = [folder.resolve() for folder in Layout(config.root).outputs]
     files = set()
     for pattern in config.build.notebooks:
-        files.update(p.resolve() for p in source_root.glob(pattern) if p.is_file())
+        found = (source_root / name for name in glob.glob(pattern, root_dir=source_root,
+                                                           recursive=True))
+        files.update(path.resolve() for path in found if path.is_file())
     return {f for f in files
-            if not any(fnmatch.fnmatch(f.relative_to(source_root).as_posix(), pattern)
-                       for pattern in config.build.exclusions)}
+            if not any(f.is_relative_to(folder) for folder in outputs)
+            and not any(fnmatch.fnmatch(f.relative_to(source_root).as_posix(), pattern)
+                        for pattern in config.build.exclusions)}
 
 
 def parse_book(config: Config) -> tuple[Book, list[Problem]]:

@@ -13,6 +13,10 @@ This module adds d2lbook's syntax to CommonMark (with tables and ``$…$`` /
   `` :width:`400px` ``, `` :height:`…` ``, `` :bibliography:`x.bib` ``,
   `` :begin_tab:`x` `` or ``:end_tab:``, with ``meta = {"role", "content"}``. Such a
   line ends the paragraph, table or list before it: it is an attribute of that block.
+- ``unknown_role`` inline tokens for what is written as a role but none of the above
+  (`` :numreff:`x` ``, a Sphinx role, `` :width:`x` `` inside a line), with the same
+  ``meta`` and ``markup``, the role as written: shown as written, as Sphinx shows a role
+  it cannot read. As in reStructuredText, a role starts a word: ``10:30:`x``` is text.
 - images carry ``meta = {"span", "path"}``: where they are written and their path
   as written.
 
@@ -34,9 +38,19 @@ from mdit_py_plugins.dollarmath import dollarmath_plugin
 
 REFERENCE_ROLES = ("numref", "ref", "eqref")
 LABEL_ROLES = ("label", "eqlabel")
-INLINE_ROLE = re.compile(r":(numref|ref|eqref|cite|label|eqlabel|eval):`([^`]+)`")
-BLOCK_ROLE = re.compile(r":(?:(label|eqlabel|width|height|bibliography|begin_tab):`([^`]*)`"
-                        r"|(end_tab):)[ \t]*")
+INLINE_ROLES = (*REFERENCE_ROLES, "cite", *LABEL_ROLES, "eval")
+# Roles of a line of their own, attributes of the block above (a label may be either).
+BLOCK_ROLES = (*LABEL_ROLES, "width", "height", "bibliography", "begin_tab")
+INLINE_ROLE = re.compile(rf":({'|'.join(INLINE_ROLES)}):`([^`]+)`")
+# What d2lbook takes for a role (its build.py's mark_re_md), whatever its name.
+WRITTEN_ROLE = re.compile(r":([-/\\.\w]+):`([^`]+)`")
+# Roles of d2lbook's Sphinx (docutils' and Sphinx's own) that this build does not render.
+SPHINX_ROLES = frozenset((
+    "math", "eq", "doc", "term", "abbr", "code", "command", "dfn", "file", "kbd", "guilabel",
+    "menuselection", "samp", "program", "option", "envvar", "download", "any", "pep", "rfc",
+    "emphasis", "strong", "literal", "sub", "sup", "subscript", "superscript",
+    "title-reference", "func", "class", "meth", "mod", "attr", "data", "obj", "exc"))
+BLOCK_ROLE = re.compile(rf":(?:({'|'.join(BLOCK_ROLES)}):`([^`]*)`|(end_tab):)[ \t]*")
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 CUSTOM_TEXT = re.compile(r"(.*?)\s*<([^>]+)>\s*", re.S)
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
@@ -66,16 +80,27 @@ def has_scheme(url: str) -> bool:
 
 
 def _inline_role(state: StateInline, silent: bool) -> bool:
-    match = INLINE_ROLE.match(state.src, state.pos, state.posMax)
+    match, kind = INLINE_ROLE.match(state.src, state.pos, state.posMax), "role"
+    if match is None:
+        match, kind = _written_role(state), "unknown_role"
     if match is None:
         return False
     if not silent:
-        token = state.push("role", "", 0)
+        token = state.push(kind, "", 0)
         token.markup = match.group(0)
         token.meta = {"role": match.group(1), "content": match.group(2),
                       "span": (state.pos, match.end())}
     state.pos = match.end()
     return True
+
+
+def _written_role(state: StateInline) -> re.Match | None:
+    """A role of another name at the start of a word (not after a letter, digit or
+    colon: ``10:30:`x```, ``py:func:`f```)."""
+    before = state.src[state.pos - 1] if state.pos else " "
+    if before.isalnum() or before in "_:":
+        return None
+    return WRITTEN_ROLE.match(state.src, state.pos, state.posMax)
 
 
 def _block_role(state: StateBlock, start_line: int, end_line: int, silent: bool) -> bool:
@@ -213,11 +238,14 @@ def heading_title(inline: Token) -> str:
 
 
 def plain_text(tokens: Sequence[Token]) -> str:
-    """The text of inline tokens without markup (code and math as written, roles left out)."""
+    """The text of inline tokens without markup (code and math as written, roles left out
+    but those this build cannot read, shown as written)."""
     parts = []
     for token in tokens:
         if token.children:
             parts.append(plain_text(token.children))
+        elif token.type == "unknown_role":
+            parts.append(token.markup)
         elif token.type in ("softbreak", "hardbreak"):
             parts.append(" ")
         elif token.type in ("text", "code_inline") or token.type.startswith("math"):

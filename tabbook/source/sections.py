@@ -287,7 +287,8 @@ class SectionParser:
         """The block whose fence opens on lines[index]; the index of the line after it.
 
         A code cell ends, unclosed, where another cell's fence opens: the code fence that
-        was meant to close it is missing (CommonMark would read on to the next ``` line)."""
+        was meant to close it is missing (CommonMark would read on to the next ``` line).
+        A displayed block reads on, as d2lbook reads it (`swallowed_fence`)."""
         closing = re.compile(rf"^ {{0,3}}{re.escape(marker[0])}{{{len(marker)},}}\s*$")
         end = index + 1
         while end < len(lines) and not closing.match(lines[end]):
@@ -301,8 +302,24 @@ class SectionParser:
         if end == len(lines):
             self.problem(index + 1, f"code fence {marker} is never closed",
                          f"add a line {marker} after the code")
+        else:
+            self.swallowed_fence(lines, index, end, marker)
         self.fence(index + 1, info, lines[index + 1:end])
         return end + 1
+
+    def swallowed_fence(self, lines: list[str], index: int, end: int, marker: str) -> None:
+        """A displayed block opened on lines[index] and left open reads on to the closing
+        fence on lines[end], as CommonMark and d2lbook (notedown) read it: a fence opened
+        inside it, and what follows, is shown as the block's text."""
+        inner = next((i for i in range(index + 1, end) if _opens_fence(lines[i], marker)), None)
+        if inner is None:
+            return
+        code = is_code_fence(FENCE_OPEN.match(lines[inner]).group(2).strip())
+        what = "the code cell" if code else f"the {lines[inner].strip()} block"
+        self.problem(index + 1, f"the {lines[index].strip()} block is not closed: it runs on to "
+                     f"the fence at line {end + 1} and swallows {what} at line {inner + 1}, "
+                     f"shown as text{', never run' if code else ''} (as d2lbook reads it)",
+                     f"close it with a line {marker} before line {inner + 1}", warning=True)
 
     def inferred_tabs(self) -> tuple[str, ...]:
         """A section without tab declaration has the tabs its cells name (`named_tabs`);
