@@ -12,6 +12,7 @@ import fnmatch
 from pathlib import Path
 
 from ..core.config import Config
+from ..core.layout import Layout
 from ..core.model import Book, Chapter, Problem, Section, SourceError, TocEntry
 from .sections import SectionParser
 
@@ -58,14 +59,16 @@ def read_source(data: bytes, source: str) -> tuple[str, list[Problem]]:
 
 def source_files(config: Config) -> set[Path]:
     """The .md files the book is made of: [build] notebooks minus exclusions, both
-    relative to the source folder."""
+    relative to the source folder; never the build's own outputs (the eval report, under
+    the sources of a book whose sources are its folder: d2lbook's default source_dir)."""
     source_root = config.source_root.resolve()
+    outputs = Layout(config.root).build.resolve()
     files = set()
     for pattern in config.build.notebooks:
         files.update(p.resolve() for p in source_root.glob(pattern) if p.is_file())
-    return {f for f in files
-            if not any(fnmatch.fnmatch(f.relative_to(source_root).as_posix(), pattern)
-                       for pattern in config.build.exclusions)}
+    return {f for f in files if not f.is_relative_to(outputs)
+            and not any(fnmatch.fnmatch(f.relative_to(source_root).as_posix(), pattern)
+                        for pattern in config.build.exclusions)}
 
 
 def parse_book(config: Config) -> tuple[Book, list[Problem]]:
