@@ -9,7 +9,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import REPO, build
+from conftest import CONFIG, DECLARE, REPO, build, md, write_book
 from tabbook.cli.options import parse_command_line
 
 
@@ -157,3 +157,50 @@ def test_a_section_pattern_named_test_is_an_eval_option(repo_copy):
     assert result.returncode == 1
     assert "error: --only test: matches no section" in result.stderr
     assert not (repo_copy / "_build").exists()
+
+
+# -- what a command's later steps need, checked before the first one works -------------------
+LAUNCH_NEEDED = ("config.ini: the launch notebooks (and the site, which offers them) need a "
+                 "[launch] section with github_repo = owner/name (or d2lbook's [colab] "
+                 "github_repo) — add it")
+
+
+def executable_book(tmp_path: Path, config: str) -> Path:
+    """A small book with code to run and its library files (stubs: it saves nothing)."""
+    root = write_book(tmp_path, {"chap/sec.md": md(DECLARE, """
+        # Une section
+
+        ```{.python .input}
+        %%tab all
+        print(6 * 7)
+        ```
+        """)}, config)
+    (root / "d2l").mkdir()
+    (root / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
+    for name in ("torch", "mxnet", "tensorflow"):
+        (root / "d2l" / f"{name}.py").write_text(f"# {name} library\n")
+    return root
+
+
+@pytest.mark.parametrize("command", [["html"], ["launch"], []], ids=["html", "launch", "all"])
+def test_a_missing_launch_section_stops_the_commands_that_need_it_before_any_work(
+        tmp_path, command):
+    root = executable_book(tmp_path, CONFIG.replace("[launch]\ngithub_repo = owner/book\n", ""))
+    result = build(REPO, "-C", str(root), *command)
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert f"error: {LAUNCH_NEEDED}" in result.stderr.split("\n")
+    assert not (root / "_build").exists()   # nothing split, executed or written
+
+
+def test_a_missing_library_file_stops_eval_before_any_work(tmp_path):
+    root = executable_book(tmp_path, CONFIG)
+    (root / "d2l" / "torch.py").unlink()
+    line = CONFIG.split("\n").index("lib_file = d2l/torch.py") + 1
+    for command in (["eval", "--tab", "pytorch"], ["html"]):
+        result = build(REPO, "-C", str(root), *command)
+        assert result.returncode == 1, result.stdout + result.stderr
+        assert result.stderr.split("\n")[-2:] == [
+            f"error: config.ini:{line}: [library-pytorch] lib_file = 'd2l/torch.py': no such "
+            "file, and the pytorch notebooks import it — generate it with `python3 build.py lib`",
+            ""]
+        assert not (root / "_build").exists()

@@ -56,7 +56,8 @@ def test_defaults_and_continuation_lines(tmp_path):
     (("github_repo = owner/book", "github_repo = book"),
      "config.ini:25: [launch] github_repo = 'book' is not valid — write it as owner/name"),
     (("lib_file = d2l/mxnet.py", ""),
-     "config.ini:18: [library-mxnet] lacks the key 'lib_file' — add it"),
+     "config.ini:18: [library-mxnet] lacks the key 'lib_file' — add it (give a .py path "
+     "such as d2l/torch.py)"),
     (("lang = fr", "lang = fr\nlang = en"),
      "config.ini:6: key 'lang' appears twice in [project] — keep one"),
     (("[project]", "title_before = x\n[project]"),
@@ -128,3 +129,21 @@ def test_an_empty_tab_list_is_reported_once(tmp_path):
     with pytest.raises(ConfigError) as error:
         load(tmp_path, CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs ="))
     assert str(error.value) == "config.ini:8: [build] tabs is empty — list at least one framework"
+
+
+def test_d2lbook_defaults_stand_for_a_missing_project_section(tmp_path):
+    # d2lbook's config_default.ini: a book may write no [project], and no [library].
+    config = load(tmp_path, "[build]\ntabs = pytorch\n")
+    assert (config.project.name, config.project.title, config.project.release) == \
+        ("d2lbook", "", "0.0.1")
+    assert config.library.tabs == {} and config.library.version_file == ""
+    assert load(tmp_path, "[project]\ntitle =\n\n[build]\ntabs = pytorch\n").project.title == ""
+
+
+def test_a_missing_tab_list_says_what_to_write(tmp_path):
+    with pytest.raises(ConfigError) as error:
+        load(tmp_path, "[project]\nname = b\n\n[build]\nsource_dir = .\n")
+    assert str(error.value) == (
+        "config.ini:4: [build] lacks the key 'tabs' — add it (the frameworks the code runs "
+        "with, the first one the default, e.g. tabs = pytorch; for a book without tabs, the "
+        "one it imports)")

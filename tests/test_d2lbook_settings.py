@@ -1,6 +1,7 @@
 """d2lbook's settings that change what readers see, honoured: ``[build] eval_notebook =
 False`` (render without executing), ``[html] header_links``, ``favicon``, ``html_logo``,
-``include_css``, ``[project] copyright`` and ``[build] resources``.
+``include_css``, ``[project] copyright`` and ``[build] resources``; and d2lbook's defaults,
+for the smallest book (no [project], no [library]).
 
 Small books written here, built with `build.py -C BOOK` as a user builds them; the
 corpus (a real d2lbook book) is built the same way in test_compat.py.
@@ -12,7 +13,7 @@ import re
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, REPO, build, md, write_book
+from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, write_book
 from tabbook.core.config import ConfigError, load_config
 
 NOT_EXECUTED_LINE = "eval: eval_notebook = False in config.ini: notebooks are not executed"
@@ -267,3 +268,78 @@ def test_the_logo_and_six_header_links_fit_a_phone_and_a_desktop(tmp_path, visit
         assert 20 <= logo["height"] <= 40 and logo["width"] == pytest.approx(
             logo["height"] * 6, rel=0.05)
         assert browse.errors == [] and browse.outside == []
+
+
+# -- the smallest d2lbook book: d2lbook's defaults for what config.ini leaves out ------------
+SMALLEST = "[project]\n\n[build]\ntabs = pytorch\n"
+SAVING = md("""
+    # Une section
+
+    ```{.python .input}
+    def double(x):  #@save
+        return 2 * x
+
+    double(21)
+    ```
+    """)
+
+
+def smallest_book(tmp_path, config: str = SMALLEST):
+    """config.ini, index.md and sec.md side by side (d2lbook's default source_dir)."""
+    (tmp_path / "config.ini").write_text(config, encoding="utf-8")
+    (tmp_path / "index.md").write_text("# Le livre\n\n```toc\nsec\n```\n", encoding="utf-8")
+    (tmp_path / "sec.md").write_text(SAVING, encoding="utf-8")
+    return tmp_path
+
+
+def test_save_marks_of_a_tab_without_library_are_a_located_warning_once(tmp_path):
+    root = smallest_book(tmp_path, "[build]\ntabs = mxnet, pytorch\n")
+    text = SAVING + "\n" + md("""
+        ```{.python .input}
+        %%tab pytorch
+        def triple(x):  #@save
+            return 3 * x
+        ```
+        """)
+    (root / "sec.md").write_text(text, encoding="utf-8")
+    # The untagged cell is mxnet's (the default tab); the second one pytorch's.
+    marks = ((line_of(text, "def double"), "mxnet"), (line_of(text, "def triple"), "pytorch"))
+    assert problems_of(root) == [
+        f"sec.md:{line}: [{tab}] warning: #@save: the book has no {tab} library (no "
+        f"[library-{tab}] section in config.ini): as in d2lbook, the {tab} code marked #@save "
+        f"is saved nowhere — add [library-{tab}] with lib_file = the file to generate, or "
+        "remove the marks" for line, tab in marks]
+
+
+def test_the_eval_report_is_not_read_as_a_source(tmp_path):
+    root = smallest_book(tmp_path)
+    report = root / "_build" / "eval" / "report.md"
+    report.parent.mkdir(parents=True)
+    report.write_text("# Eval report\n", encoding="utf-8")
+    assert not [p for p in problems_of(root) if "_build" in p]
+
+
+@pytest.mark.kernels
+@pytest.mark.parametrize("config, default_tab", [
+    (SMALLEST, "pytorch"),
+    ("[project]\nname = mini\ntitle = Mini\nrelease = 0.1\n\n[build]\ntabs = mxnet, pytorch\n",
+     "mxnet")])
+def test_the_smallest_d2lbook_book_builds(tmp_path, config, default_tab):
+    root = smallest_book(tmp_path, config)
+    for command in ("notebooks", "lib", "eval"):
+        result = build(REPO, "-C", str(root), command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert not (root / "d2l").exists()   # no [library]: nothing saved, as in d2lbook
+    executed = nbformat.read(root / "_build" / "eval" / default_tab / "sec.ipynb", as_version=4)
+    assert [output.data["text/plain"] for cell in executed.cells if cell.cell_type == "code"
+            for output in cell.outputs] == ["42"]
+    # The site offers launch notebooks: it needs [launch], and says so before any work.
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 1 and "need a [launch] section" in result.stderr
+    assert not (root / "_build" / "launch").exists()
+    (root / "config.ini").write_text(config + "\n[launch]\ngithub_repo = owner/mini\n")
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "eval: 0 ran, 1 cached" in result.stdout and "_build" not in result.stderr
+    page = (root / "_build" / "html" / "sec.html").read_text(encoding="utf-8")
+    assert "42" in page

@@ -22,15 +22,18 @@ from typing import Callable
 
 from ..bootstrap.environments import TOOL_ROOT, ensure_chromium, ensure_test_tools
 from ..bootstrap.errors import BookError, machine_errors
-from ..core.config import CONFIG_FILE, Config, load_config
+from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from ..core.layout import Layout
 from ..core.model import Book, SourceError
 from ..execution.evaluate import EvalOptions, evaluate, plan_eval
+from ..execution.evaluate import requirements as eval_requirements
 from ..notebooks.library import stale_libraries, write_libraries
 from ..notebooks.split import write_notebooks
 from ..output.launch import copy_tree, write_launch_notebooks
+from ..output.launch import requirements as launch_requirements
 from ..output.pdf import write_pdfs
 from ..output.render import render_site
+from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
@@ -161,11 +164,17 @@ class Build:
         return number_book(self.book)
 
 
-Step = Callable[[Build], int]
+@dataclass(frozen=True)
+class Step:
+    """One step of a command: what it runs, and what its stage needs of config.ini (the
+    stage's `requirements`), which the command checks for all its steps before the first."""
+    run: Callable[[Build], int]
+    needs: Callable[[Build], list[str]] = lambda build: []
 
 
 def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]:
-    """The command that checks the book, then runs `steps` under the build lock."""
+    """The command that checks the book and what its steps need, then runs `steps` under
+    the build lock."""
     def command(args: argparse.Namespace, root: Path, console: Console) -> int:
         loaded = load_checked_book(root, args.strict, console)
         if loaded is None:
@@ -176,9 +185,13 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
                       select(book, config, args),
                       eval_options(config, args), console, args.strict or config.build.strict,
                       getattr(args, "out", None))
+        # All that the later steps need too, before the first one does any work.
+        needed = dict.fromkeys(problem for step in steps for problem in step.needs(build))
+        if needed:
+            raise ConfigError("\n".join(needed))
         with build_lock(build.layout, console):   # once for the whole command
             for step in steps:
-                status = step(build)
+                status = step.run(build)
                 if status:
                     return status
         return 0
@@ -253,10 +266,16 @@ def run_notebooks(build: Build) -> int:
     return 0
 
 
+def executes(build: Build, forced: bool = False) -> bool:
+    """Whether eval runs kernels: for a book that asks to be executed (not d2lbook's
+    ``eval_notebook = False``), or, when `forced` (`build.py eval --force`), any book."""
+    return build.layout.executes or (forced and build.options.force)
+
+
 def run_eval(build: Build) -> int:
-    """Execute the selected notebooks; for a book that is not executed (d2lbook's
-    ``eval_notebook = False``), split them instead: no kernel, no framework environment."""
-    if build.layout.executes:
+    """Execute the selected notebooks; for a book that is not executed, split them
+    instead: no kernel, no framework environment."""
+    if executes(build):
         return execute(build)
     build.console.not_executed()
     return 0 if build.split else run_notebooks(build)
@@ -267,9 +286,7 @@ def run_eval_command(build: Build) -> int:
     --force (its site still shows the split notebooks, as config.ini asks)."""
     if not build.layout.executes:
         build.console.not_executed(forced=build.options.force)
-        if not build.options.force:
-            return 0
-    return execute(build)
+    return execute(build) if executes(build, forced=True) else 0
 
 
 def execute(build: Build) -> int:
@@ -317,10 +334,6 @@ def run_html(build: Build) -> int:
     return 0
 
 
-SITE_STEPS: tuple[Step, ...] = (run_eval, run_launch, run_html)
-"""What `html` and each rebuild of `serve` run (eval writes the notebooks it needs)."""
-
-
 def run_pdf(build: Build) -> int:
     ensure_chromium()
     started = time.monotonic()
@@ -331,11 +344,28 @@ def run_pdf(build: Build) -> int:
     return 0
 
 
+def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
+                when: Callable[[Build], bool] = lambda build: True
+                ) -> Callable[[Build], list[str]]:
+    """A step's needs: its stage's `requirements` for the selected tabs, if `when` holds."""
+    return lambda build: requirements(build.config, build.selection.tabs) if when(build) else []
+
+
+LIBRARIES, NOTEBOOKS, PDF = Step(check_libraries), Step(run_notebooks), Step(run_pdf)
+EVAL = Step(run_eval, stage_needs(eval_requirements, executes))
+EVAL_COMMAND = Step(run_eval_command, stage_needs(eval_requirements,
+                                                  functools.partial(executes, forced=True)))
+LAUNCH = Step(run_launch, stage_needs(launch_requirements))
+HTML = Step(run_html, stage_needs(site_requirements))
+
+SITE_STEPS: tuple[Step, ...] = (EVAL, LAUNCH, HTML)
+"""What `html` and each rebuild of `serve` run (eval writes the notebooks it needs)."""
+
 COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] = {
     # The PDFs before the site, which offers them (kept when nothing they show changed).
-    None: building(check_libraries, run_notebooks, run_eval, run_launch, run_pdf, run_html),
-    "check": command_check, "lib": command_lib, "notebooks": building(run_notebooks),
-    "eval": building(run_eval_command), "launch": building(run_eval, run_launch),
+    None: building(LIBRARIES, NOTEBOOKS, EVAL, LAUNCH, PDF, HTML),
+    "check": command_check, "lib": command_lib, "notebooks": building(NOTEBOOKS),
+    "eval": building(EVAL_COMMAND), "launch": building(EVAL, LAUNCH),
     "html": building(*SITE_STEPS), "serve": command_serve,
-    "pdf": building(run_eval, run_pdf), "test": command_test}
+    "pdf": building(EVAL, PDF), "test": command_test}
 """What each command runs (None: build.py without a command builds everything)."""

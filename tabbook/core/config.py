@@ -73,6 +73,8 @@ class TabLibrary:
     aliases: str = ""
     """The alias lines d2lbook appends to the library (alias, simple_alias, fluent_alias,
     args_alias), already written out as Python."""
+    line: int = 0
+    """The line of ``lib_file`` in config.ini."""
 
 
 @dataclass(frozen=True)
@@ -129,11 +131,11 @@ class Config:
 
     @property
     def launch(self) -> LaunchConfig:
-        """The launch settings, for the commands that need them (launch, html)."""
+        """The launch settings, for the stages that need them: they say so in their
+        `requirements`, which every command checks before it does any work."""
         if self.launch_settings is None:
-            raise ConfigError(f"{CONFIG_FILE}: the launch and html commands need a [launch] "
-                              "section with github_repo = owner/name (or d2lbook's [colab] "
-                              "github_repo) — add it")
+            raise ValueError("no [launch] settings: the command did not check the "
+                             "requirements of its stages")
         return self.launch_settings
 
 
@@ -266,7 +268,8 @@ def load_config(root: Path) -> Config:
             version_file=get("library.version_file"),
             tabs={tab: TabLibrary(lib_file=settings.get(f"library-{tab}", "lib_file"),
                                   lib_name=settings.get(f"library-{tab}", "lib_name"),
-                                  aliases=_alias_code(settings, f"library-{tab}"))
+                                  aliases=_alias_code(settings, f"library-{tab}"),
+                                  line=settings.line(f"library-{tab}", "lib_file"))
                   for tab in tabs if settings.has(f"library-{tab}")}),
         launch_settings=_launch(settings, get("project.release"), tabs),
         html=html_settings(settings, root, root / (get("build.source_dir") or ".")),

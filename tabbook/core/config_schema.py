@@ -76,19 +76,23 @@ REPOSITORY = r"[\w.-]+/[\w.-]+"
 GIT_REF = r"[\w./-]+"
 # A section named ``<name>-*`` exists once per tab of [build] tabs (``library-pytorch``).
 SCHEMA: dict[str, SectionSpec] = {
-    "project": SectionSpec(required=True, keys={
-        "name": Key(str, pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*",
+    # d2lbook's defaults (its config_default.ini): a book may leave out [project].
+    "project": SectionSpec(keys={
+        "name": Key(str, default="d2lbook", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*",
                     hint="use letters, digits, '.', '_' and '-'"),
-        "title": Key(str, pattern=r".+", hint="give the book a title"),
+        "title": Key(str, default=""),
         "author": Key(str, default=""),
-        "release": Key(str, pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
+        "release": Key(str, default="0.0.1", pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
                        hint="use a version such as 1.0.0"),
         # Any value: one without a catalogue here is a warning (config.py), as in d2lbook.
         "lang": Key(str, default=""),
         "copyright": Key(str, default=""),
     }),
     "build": SectionSpec(required=True, keys={
-        "tabs": Key("words", check=_tab_name_problem),
+        # d2lbook runs a book without tabs in a plain kernel; here each tab has its own.
+        "tabs": Key("words", check=_tab_name_problem,
+                    hint="the frameworks the code runs with, the first one the default, "
+                         "e.g. tabs = pytorch; for a book without tabs, the one it imports"),
         "notebooks": Key("words", default=("**/*.md",)),
         "exclusions": Key("words", default=()),
         "source_dir": Key(str, default=".", pattern=r"[^\s]+",
@@ -304,7 +308,9 @@ class Settings:
         for name, key in spec.keys.items():
             if name not in entries:
                 if key.default is REQUIRED and section in self.ini.entries:
-                    self.problem(self.line(section), f"[{section}] lacks the key {name!r} — add it")
+                    hint = f" ({key.hint})" if key.hint else ""
+                    self.problem(self.line(section),
+                                 f"[{section}] lacks the key {name!r} — add it{hint}")
                 values[name] = None if key.default is REQUIRED else key.default
                 continue
             text, line = entries[name]

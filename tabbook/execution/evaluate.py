@@ -16,10 +16,11 @@ from pathlib import Path
 from typing import Callable
 
 from ..bootstrap.errors import BookError
-from ..core.config import Config
+from ..core.config import CONFIG_FILE, Config
 from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..notebooks.inline import value_problems
+from ..notebooks.library import library_source
 from ..notebooks.split import code_cells, split_section
 from .execute import Executor, save, stored, write_executed
 from .frozen import FreezeResult, freeze, recorded_seconds
@@ -150,6 +151,16 @@ def framework_infos(runtimes: dict[str, Runtime], gpus: list[Gpu]) -> dict[str, 
             for tab, r in runtimes.items()}
 
 
+def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
+    """What executing `tabs` needs, for a command to check before it does any work: the
+    library file of each tab that has one, which its notebooks import."""
+    return [f"{CONFIG_FILE}:{library.line}: [library-{tab}] lib_file = {library.lib_file!r}: "
+            f"no such file, and the {tab} notebooks import it — generate it with "
+            "`python3 build.py lib`"
+            for tab, library in config.library.tabs.items()
+            if tab in tabs and not (config.root / library.lib_file).is_file()]
+
+
 def plan_eval(layout: Layout, config: Config, pairs: list[tuple[Section, str]],
               options: EvalOptions, full: bool) -> EvalPlan:
     """Decide what eval does with the (section, tab) `pairs`, in book order. `full`: the
@@ -165,8 +176,7 @@ def plan_eval(layout: Layout, config: Config, pairs: list[tuple[Section, str]],
     frameworks = framework_infos(runtimes, gpus)
     context = Context(
         layout, runtimes,
-        {tab: (layout.root / config.library.lib_files[tab]).read_text(encoding="utf-8")
-         for tab in runtimes},
+        {tab: library_source(config, tab) for tab in runtimes},
         gpu_class(gpus), options.force,
         # The GPU job must not run a framework that cannot use the GPUs: it would
         # only prove that the CPU works.

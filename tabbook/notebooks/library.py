@@ -218,6 +218,13 @@ def first_difference(expected: str, actual: str) -> str:
     return "comments or blank lines differ"
 
 
+def library_source(config: Config, tab: str) -> str:
+    """The library file `tab`'s notebooks import, as it stands; "" for a tab without one
+    (no ``[library-<tab>]``: as in d2lbook, the book saves nothing)."""
+    library = config.library.tabs.get(tab)
+    return (config.root / library.lib_file).read_text(encoding="utf-8") if library else ""
+
+
 @dataclass
 class LibraryFile:
     path: Path

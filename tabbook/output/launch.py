@@ -50,6 +50,16 @@ class LaunchLinks:
     kaggle: str
 
 
+def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
+    """What launch notebooks need of config.ini, for a command to check before it does any
+    work: the repository they install d2l from, which the site's buttons open them in."""
+    if config.launch_settings is not None:
+        return []
+    return [f"{CONFIG_FILE}: the launch notebooks (and the site, which offers them) need a "
+            "[launch] section with github_repo = owner/name (or d2lbook's [colab] "
+            "github_repo) — add it"]
+
+
 def launch_links(config: Config, tab: str, section: Section) -> LaunchLinks:
     repo, branch = config.launch.github_repo, config.launch.branch
     path = published_path(tab, section)

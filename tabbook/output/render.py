@@ -1,10 +1,10 @@
 """HTML stage: the executed notebooks of every tab merged into one static site.
 
-Per page, code and outputs that differ between frameworks form a tab group;
-identical ones show once. One framework choice drives every group of every
-page (stored in the browser, or ``?tab=`` in the URL). The site makes no
-external request: styles, scripts, math (MathML) and search are all local.
-A site built for one tab has no tab interface at all.
+Per page, code and outputs that differ between frameworks form a tab group; identical ones
+show once. One framework choice drives every group of every page (stored in the browser, or
+``?tab=`` in the URL). The site makes no external request: styles, scripts, math (MathML)
+and search are all local. A site built for one tab has no tab interface at all. Its pages
+offer the launch notebooks: what the stage needs of config.ini (`requirements`) is theirs.
 """
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ from ..core.config import CONFIG_FILE, Config
 from ..core.files import read_notebook, tool_files
 from ..core.frameworks import display_name, framework
 from ..core.language import Language
-from .launch import LaunchLinks, has_launch_notebook, launch_links
+from .launch import LaunchLinks, has_launch_notebook, launch_links, requirements
 from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
 from ..core.model import ALL_TABS, METADATA_KEY, Book, Cell, CellKind, Section

@@ -23,7 +23,7 @@ from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
 from .roles import BLOCK_ROLES, INLINE_ROLES, SPHINX_ROLES, located_tokens
-from .saving import saved_definitions, unsaved_rest
+from .saving import SAVE_MARK, saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "//")
 INLINE = "data:"
@@ -132,6 +132,24 @@ def _code_problems(section: Section, config: Config,
             if tab in book_tabs and cell.in_tab(tab):
                 _check_resolved(found, cell, tab, analysis, saved_classes[tab])
     return found.problems
+
+
+def _marks_saved_nowhere(sections: list[Section], config: Config) -> list[Problem]:
+    """A tab without a library (no ``[library-<tab>]``) saves nothing, as in d2lbook: one
+    warning per such tab, at its first #@save mark in book order."""
+    problems = []
+    for tab in (t for t in config.build.tabs if t not in config.library.tabs):
+        marks = ((section, cell.line + index) for section in sections if tab in section.tabs
+                 for cell in section.code_cells() if cell.in_tab(tab)
+                 for index, line in enumerate(cell.source.split("\n")) if SAVE_MARK.search(line))
+        section, line = next(marks, (None, 0))
+        if section is not None:
+            problems.append(Problem(
+                section.display_path, line, f"#@save: the book has no {tab} library (no "
+                f"[library-{tab}] section in config.ini): as in d2lbook, the {tab} code "
+                "marked #@save is saved nowhere", f"add [library-{tab}] with lib_file = the "
+                "file to generate, or remove the marks", tab, warning=True))
+    return problems
 
 
 def _check_indentation(found: _Findings, cell: Cell) -> None:
@@ -358,4 +376,5 @@ def check_book(book: Book, config: Config) -> list[Problem]:
         problems += _code_problems(section, config, saved_classes)
         problems += _prose_problems(section)
     problems += _reference_problems(sections, book)
+    problems += _marks_saved_nowhere(book.pages(), config)
     return _merge_tabs(problems)
