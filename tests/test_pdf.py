@@ -23,6 +23,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import DECLARE, REPO, build, md, site_pages, write_book, write_executed
+from tabbook.bootstrap.errors import MachineError
 from tabbook.core.config import load_config
 from tabbook.bootstrap.environments import ensure_test_tools
 from tabbook.core.layout import Layout
@@ -452,7 +453,6 @@ def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
     assert not (root / "_build" / "pdf").exists()
 
 
-
 @pytest.fixture
 def tiny_tmpdir(monkeypatch):
     """TMPDIR on a tmpfs of its own, as big as the test asks; a function of the size."""
@@ -483,9 +483,9 @@ def fill(folder: Path) -> None:
 
 
 def printed_with_tmpdir(root: Path) -> str:
-    """Print the PyTorch PDF of the book in `root`; the PdfError it gives."""
+    """Print the PyTorch PDF of the book in `root`; the error it gives."""
     config, book, layout = write_executed(root, executed)
-    with pytest.raises(PdfError) as raised:
+    with pytest.raises(MachineError) as raised:
         write_pdfs(book, config, number_book(book), ("pytorch",), layout)
     assert not layout.pdf("test-book", "pytorch").exists()
     return str(raised.value)
@@ -497,8 +497,8 @@ def test_a_full_tmpdir_is_a_clear_error_before_chromium_starts(tmp_path, tiny_tm
     folder = tiny_tmpdir(16)
     message = printed_with_tmpdir(write_book(tmp_path, {"chap/sec.md": SECTION_TWO}))
     assert message.startswith(f"the temporary folder {folder} has only 16.0 MB free, and "
-                              "Chromium needs about 64 MB there to print the PDF — free some "
-                              "space on its disk, or set TMPDIR to a folder on a disk with room")
+                              "Chromium needs about 64 MB there to print — free some space on "
+                              "its disk, or set TMPDIR to a folder on a disk with room")
     assert list(folder.iterdir()) == []   # Chromium never started
 
 
@@ -521,6 +521,7 @@ def test_a_tmpdir_filled_while_chromium_prints_is_a_clear_error(tmp_path, tiny_t
     assert len(prints) == 2, message
     assert re.match(fr"the temporary folder {re.escape(str(folder))} has only [\d.]+ MB free, "
                     "and Chromium needs about 64 MB there", message), message
+
 
 class FakeChromium:
     """Stands for Chromium where what is tested is when a PDF is printed, not how."""

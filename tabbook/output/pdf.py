@@ -21,11 +21,10 @@ import contextlib
 import dataclasses
 import datetime
 import io
-import os
 import re
 import shutil
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -37,6 +36,7 @@ from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerpri
                                  write_stamp)
 from ..core.config import Config
 from ..core.layout import Layout
+from .chromium import full_temp_folder_reported, temp_room_error
 from .markup import PageContext
 from .typography import typeset
 from ..core.language import Language
@@ -57,10 +57,6 @@ SHORT_BLOCK = 15
 """A code block or output of at most this many lines is kept on one page."""
 SMALLEST_CODE_PT = 5.5
 """A block's lines are set down to this size to fit the page's width; wider, they wrap."""
-TEMP_ROOM = 64 * 2**20
-"""Bytes that Chromium needs free in the temporary folder: its profile, and the shared
-memory of the pages it prints (Playwright's --disable-dev-shm-usage puts it there), about
-20 MB for a small book. Short of it, Chromium crashes, fails to print or hangs."""
 # Run in the page before it is printed: each <pre> whose longest line is wider than the
 # page is set smaller to fit it (down to a floor, below which it wraps at the edge);
 # short blocks are kept on one page. A table whose words do not fit the page is set
@@ -342,29 +338,12 @@ def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | N
     return PdfResult(tab, path, record["pages"], record["bookmarks"], path.stat().st_size, 0, 0.0)
 
 
-def _temp_room_error() -> PdfError | None:
-    """The error to report when Chromium's temporary folder (TMPDIR, as Chromium reads it)
-    has less than `TEMP_ROOM` free; None when it has room (or is missing, which Chromium
-    says itself)."""
-    folder = os.environ.get("TMPDIR") or "/tmp"
-    try:
-        free = shutil.disk_usage(folder).free
-    except OSError:
-        return None
-    if free >= TEMP_ROOM:
-        return None
-    return PdfError(f"the temporary folder {folder} has only {free / 2**20:.1f} MB free, and "
-                    f"Chromium needs about {TEMP_ROOM // 2**20} MB there to print the PDF — "
-                    "free some space on its disk, or set TMPDIR to a folder on a disk with "
-                    "room, then run the command again")
-
-
 def _launch_chromium(stack: contextlib.ExitStack):
     """Chromium, driven by Playwright; both stop when `stack` closes."""
     if not CHROMIUM.is_file():
         raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
                        "(`sudo apt-get install chromium` on Debian) and retry")
-    if full := _temp_room_error():   # checked first: short of room, new_page() can hang
+    if full := temp_room_error():   # checked first: short of room, new_page() can hang
         raise full
     from playwright.sync_api import sync_playwright
 
@@ -378,19 +357,6 @@ def _launch_chromium(stack: contextlib.ExitStack):
     return browser
 
 
-@contextlib.contextmanager
-def _full_temp_folder_reported() -> Iterator[None]:
-    """Chromium's own words (a crash, « Printing failed ») for a temporary folder filled up
-    while it printed become the `PdfError` that says so."""
-    try:
-        yield
-    except Exception as err:
-        full = None if isinstance(err, (BookError, OSError)) else _temp_room_error()
-        if full is None:
-            raise
-        raise full from err
-
-
 def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
                layout: Layout, progress: Callable[[PdfResult], None] | None = None,
                today: datetime.date | None = None) -> list[PdfResult]:
@@ -398,7 +364,7 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     from the very same inputs, and intact, is kept (Chromium starts only if one is not).
     A failure leaves the previous PDF in place."""
     results = []
-    with _full_temp_folder_reported(), contextlib.ExitStack() as stack:
+    with full_temp_folder_reported(), contextlib.ExitStack() as stack:
         browser = None
         for tab in tabs:
             started = time.monotonic()
