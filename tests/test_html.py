@@ -11,6 +11,8 @@ import http.server
 import os
 import re
 import shutil
+import subprocess
+import tempfile
 import threading
 from html.parser import HTMLParser
 from pathlib import Path
@@ -535,6 +537,83 @@ def test_what_a_killed_render_left_goes_at_the_next_render(small_site):
         == ["html"]
     assert site_files(small_site) == original
 
+
+
+def site_names(build: Path) -> list[str]:
+    return sorted(p.name for p in build.iterdir() if p.name.startswith("html"))
+
+
+@pytest.fixture(params=["same disk", "another disk"])
+def linked_site(request, small_site, tmp_path) -> Path:
+    """The small site moved elsewhere, `_build/html` a symlink to it; where it is."""
+    elsewhere = Path(tempfile.mkdtemp(dir=tmp_path if request.param == "same disk" else
+                                      "/dev/shm"))   # a tmpfs: renames from _build: EXDEV
+    request.addfinalizer(lambda: shutil.rmtree(elsewhere, ignore_errors=True))
+    assert (elsewhere.stat().st_dev == small_site.stat().st_dev) == (request.param == "same disk")
+    target = shutil.move(small_site, elsewhere / "published")
+    small_site.symlink_to(target)
+    return Path(target)
+
+
+def test_a_symlinked_site_folder_is_published_into_its_target(linked_site, small_site):
+    root = small_site.parents[1]
+    edit_section(root)
+    for _ in range(2):   # and again: nothing left behind stops the next render
+        assert rendered(root).rendered
+        edit_section(root)
+    assert small_site.is_symlink() and small_site.resolve() == linked_site
+    assert b"Une phrase de plus" in (linked_site / "chap" / "sec.html").read_bytes()
+    assert site_names(small_site.parent) == ["html"]
+    assert sorted(p.name for p in linked_site.parent.iterdir()) == ["published"]
+    assert rendered(root).rendered and not rendered(root).rendered   # whole: kept
+
+
+def test_a_symlink_left_as_html_old_goes_at_the_next_render(small_site, tmp_path):
+    elsewhere = tmp_path / "elsewhere"
+    (elsewhere / "keep").mkdir(parents=True)
+    (small_site.parent / "html.old").symlink_to(elsewhere)   # what an older build left
+    edit_section(small_site.parents[1])
+    assert rendered(small_site.parents[1]).rendered
+    assert site_names(small_site.parent) == ["html"]
+    assert (elsewhere / "keep").is_dir()   # only the link went
+
+
+def test_a_site_folder_that_cannot_be_renamed_is_replaced_in_place(small_site, monkeypatch):
+    root = small_site.parents[1]
+    folder = small_site.stat().st_ino
+    stray = small_site / "stray.html"
+    stray.write_text("<p>not the book's</p>")
+    edit_section(root)
+    rename = Path.rename
+
+    def busy(path: Path, target):   # as a mount point answers
+        if path == small_site:
+            raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), str(path), str(target))
+        return rename(path, target)
+
+    monkeypatch.setattr(Path, "rename", busy)
+    assert rendered(root).rendered
+    assert small_site.stat().st_ino == folder and not stray.exists()
+    assert b"Une phrase de plus" in (small_site / "chap" / "sec.html").read_bytes()
+    assert site_names(small_site.parent) == ["html"]
+    assert not rendered(root).rendered   # whole (no file of the old one left): kept
+
+
+def test_a_site_folder_that_cannot_be_moved_is_named_in_the_error(small_site, capsys):
+    root = small_site.parents[1]
+    original = site_files(small_site)
+    edit_section(root)
+    subprocess.run(["chattr", "+i", str(small_site)], check=True)   # immutable
+    try:
+        status = reporting(lambda: rendered(root), Console())
+    finally:
+        subprocess.run(["chattr", "-i", str(small_site)], check=True)
+    err = capsys.readouterr().err
+    assert status == 1 and "Traceback" not in err, err
+    assert f"error: cannot access {small_site}: operation not permitted — give yourself " \
+           "read and write access" in err
+    assert site_files(small_site) == original and site_names(small_site.parent) == ["html"]
+    assert rendered(root).rendered   # once it can be moved again
 
 def edit_section(root: Path) -> None:
     section = root / "chapters" / "chap" / "sec.md"

@@ -10,6 +10,8 @@ import datetime
 import re
 import shutil
 import struct
+import subprocess
+import tempfile
 import unicodedata
 import zlib
 from dataclasses import dataclass
@@ -21,6 +23,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import DECLARE, REPO, build, md, site_pages, write_book, write_executed
+from tabbook.bootstrap.errors import MachineError
 from tabbook.core.config import load_config
 from tabbook.bootstrap.environments import ensure_test_tools
 from tabbook.core.layout import Layout
@@ -448,6 +451,76 @@ def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
     with pytest.raises(PdfError, match=r"no-chromium is missing — install it"):
         write_pdfs(book, config, number_book(book), ("pytorch",), Layout(root))
     assert not (root / "_build" / "pdf").exists()
+
+
+@pytest.fixture
+def tiny_tmpdir(monkeypatch):
+    """TMPDIR on a tmpfs of its own, as big as the test asks; a function of the size."""
+    # A short path: Chromium's sockets in TMPDIR must fit in 108 bytes (not pytest's tmp_path).
+    folder = Path(tempfile.mkdtemp())
+
+    def mounted(megabytes: int) -> Path:
+        subprocess.run(["mount", "-t", "tmpfs", "-o", f"size={megabytes}m", "tmpfs",
+                        str(folder)], check=True)
+        monkeypatch.setenv("TMPDIR", str(folder))
+        return folder
+
+    yield mounted
+    if folder.is_mount():
+        subprocess.run(["umount", "--lazy", str(folder)], check=True)
+    folder.rmdir()
+
+
+def fill(folder: Path) -> None:
+    """Write into `folder` until its disk is full."""
+    with open(folder / "filler", "wb") as filler:
+        try:
+            while True:
+                filler.write(b"\0" * 2**16)
+                filler.flush()
+        except OSError:
+            pass
+
+
+def printed_with_tmpdir(root: Path) -> str:
+    """Print the PyTorch PDF of the book in `root`; the error it gives."""
+    config, book, layout = write_executed(root, executed)
+    with pytest.raises(MachineError) as raised:
+        write_pdfs(book, config, number_book(book), ("pytorch",), layout)
+    assert not layout.pdf("test-book", "pytorch").exists()
+    return str(raised.value)
+
+
+@pytest.mark.browser
+def test_a_full_tmpdir_is_a_clear_error_before_chromium_starts(tmp_path, tiny_tmpdir):
+    ensure_test_tools()
+    folder = tiny_tmpdir(16)
+    message = printed_with_tmpdir(write_book(tmp_path, {"chap/sec.md": SECTION_TWO}))
+    assert message.startswith(f"the temporary folder {folder} has only 16.0 MB free, and "
+                              "Chromium needs about 64 MB there to print — free some space on "
+                              "its disk, or set TMPDIR to a folder on a disk with room")
+    assert list(folder.iterdir()) == []   # Chromium never started
+
+
+@pytest.mark.browser
+def test_a_tmpdir_filled_while_chromium_prints_is_a_clear_error(tmp_path, tiny_tmpdir,
+                                                                   monkeypatch):
+    ensure_test_tools()
+    folder = tiny_tmpdir(80)
+    prints = []
+
+    def print_on_a_full_disk(page, document):
+        prints.append(document)
+        if len(prints) == 2:   # the contents' numbers are known: the disk fills up now
+            fill(folder)
+        return print_pdf(page, document)
+
+    print_pdf = pdf._print
+    monkeypatch.setattr(pdf, "_print", print_on_a_full_disk)
+    message = printed_with_tmpdir(write_book(tmp_path, {"chap/sec.md": SECTION_TWO}))
+    assert len(prints) == 2, message
+    assert re.match(fr"the temporary folder {re.escape(str(folder))} has only [\d.]+ MB free, "
+                    "and Chromium needs about 64 MB there", message), message
 
 
 class FakeChromium:

@@ -392,3 +392,29 @@ def test_odd_urls_get_an_error_status_and_no_traceback(quiet_server, capsys):
                         "/%ff.html": 404, "/%ff": 404, "/%zz": 404, "/damaged.html": 200,
                         "/index.html": 200}
     assert capsys.readouterr().err == ""
+
+
+def test_an_overlong_path_is_a_404_without_traceback(quiet_server, capsys):
+    long = "/" + "a" * 10_000   # longer than any file name the OS takes (ENAMETOOLONG)
+    statuses = {path: status_of(quiet_server + path) for path in (
+        long + ".html", long + "/", long, "/" + "b/" * 3000 + "c.html")}
+    assert set(statuses.values()) == {404}, statuses
+    assert capsys.readouterr().err == ""
+
+
+def test_a_burst_of_connections_is_queued_not_dropped(tmp_path):
+    (tmp_path / "index.html").write_text("<html><body><p>Accueil</p></body></html>")
+    with _Server(0, Preview(tmp_path)) as server:   # closed at the end
+        # Before the server accepts any: the kernel's queue holds them all, none is dropped
+        # (a dropped one would be tried again by the client only after 1 s, then 3, 7…).
+        burst = [socket.create_connection(server.server_address, timeout=0.5)
+                 for _ in range(100)]
+        threading.Thread(target=server.serve_forever, daemon=True).start()
+        try:
+            for connection in burst:
+                connection.sendall(b"GET /index.html HTTP/1.0\r\n\r\n")
+            for connection in burst:
+                with connection, connection.makefile("rb") as response:
+                    assert response.readline().startswith(b"HTTP/1.0 200")
+        finally:
+            server.shutdown()

@@ -1,7 +1,9 @@
 """Writing outputs safely: readers never see a half-written file."""
 from __future__ import annotations
 
+import errno
 import functools
+import shutil
 from pathlib import Path
 
 import nbformat
@@ -26,6 +28,73 @@ def write_if_changed(path: Path, text: str) -> bool:
         return False
     atomic_write(path, data)
     return True
+
+
+# Why a folder cannot be swapped with renames: it is a mount point (EBUSY), or on another
+# disk than the new one (EXDEV: a symlink's target elsewhere).
+NOT_RENAMED = {errno.EBUSY, errno.EXDEV}
+
+
+def remove(path: Path) -> None:
+    """Remove the folder, file or symlink `path` if it is there (a symlink, not its target)."""
+    if path.is_dir() and not path.is_symlink():
+        shutil.rmtree(path)
+    else:
+        path.unlink(missing_ok=True)
+
+
+def _target(folder: Path) -> Path:
+    """The folder that `folder` is: the one it points to if it is a symlink."""
+    return folder.resolve() if folder.is_symlink() else folder
+
+
+def old_folder(folder: Path) -> Path:
+    """Where `replace_folder` puts the old `folder` aside until the new one is in place."""
+    target = _target(folder)
+    return target.with_name(target.name + ".old")
+
+
+def replace_folder(new: Path, folder: Path, last: str) -> None:
+    """Put the folder `new` where `folder` is (into its target if it is a symlink): by
+    renames, so that a reader never sees half of it; or, where the folder cannot be
+    renamed (a mount point, another disk), file by file, `new`'s file `last` last."""
+    target = _target(folder)
+    try:
+        _swap(new, target, old_folder(folder))
+    except OSError as err:
+        if err.errno not in NOT_RENAMED:
+            raise
+        _replace_files(new, target, last)
+
+
+def _swap(new: Path, target: Path, old: Path) -> None:
+    """Replace `target` by `new` with renames; on an error, `target` is as it was."""
+    there = target.exists()
+    if there:
+        try:
+            target.rename(old)
+        except OSError as err:   # it is `target` that cannot move, not `old`
+            raise OSError(err.errno, err.strerror, str(target)) from err
+    try:
+        new.rename(target)
+    except OSError:
+        if there:
+            old.rename(target)
+        raise
+    remove(old)
+
+
+def _replace_files(new: Path, target: Path, last: str) -> None:
+    """Move what `new` holds into `target` instead of what it held. `last` (the stamp that
+    says the folder is whole) goes first and comes back last: one interrupted midway has
+    none, and is made again."""
+    target.mkdir(exist_ok=True)
+    remove(target / last)
+    for entry in target.iterdir():
+        remove(entry)
+    for entry in sorted(new.iterdir(), key=lambda entry: entry.name == last):
+        shutil.move(entry, target / entry.name)
+    new.rmdir()
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -36,6 +36,7 @@ from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerpri
                                  write_stamp)
 from ..core.config import Config
 from ..core.layout import Layout
+from .chromium import full_temp_folder_reported, temp_room_error
 from .markup import PageContext
 from .typography import typeset
 from ..core.language import Language
@@ -342,6 +343,8 @@ def _launch_chromium(stack: contextlib.ExitStack):
     if not CHROMIUM.is_file():
         raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
                        "(`sudo apt-get install chromium` on Debian) and retry")
+    if full := temp_room_error():   # checked first: short of room, new_page() can hang
+        raise full
     from playwright.sync_api import sync_playwright
 
     playwright = stack.enter_context(sync_playwright())
@@ -361,7 +364,7 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     from the very same inputs, and intact, is kept (Chromium starts only if one is not).
     A failure leaves the previous PDF in place."""
     results = []
-    with contextlib.ExitStack() as stack:
+    with full_temp_folder_reported(), contextlib.ExitStack() as stack:
         browser = None
         for tab in tabs:
             started = time.monotonic()

@@ -23,7 +23,7 @@ from pygments.formatters import HtmlFormatter
 from ..bootstrap.errors import BookError
 from ..bootstrap.records import FINGERPRINT, fingerprint, read_record, tree_hashes, write_stamp
 from ..core.config import CONFIG_FILE, Config
-from ..core.files import read_notebook, tool_files
+from ..core.files import old_folder, read_notebook, remove, replace_folder, tool_files
 from ..core.frameworks import display_name, framework
 from ..core.language import Language
 from .launch import LaunchLinks, has_launch_notebook, launch_links, requirements
@@ -331,28 +331,22 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     (`RenderResult.rendered` False).
     """
     final = layout.site(tabs, config.build.tabs)
-    staging, old = final.with_name(final.name + ".new"), final.with_name(final.name + ".old")
-    for leftover in (staging, old):   # what a render killed midway left
-        if leftover.exists():
-            shutil.rmtree(leftover)
+    staging = final.with_name(final.name + ".new")
+    for leftover in (staging, old_folder(final)):   # what a render killed midway left
+        remove(leftover)
     inputs = _inputs_fingerprint(book, config, tabs, layout)
     if _site_kept(final, inputs):
         return RenderResult(final, len(book.pages()), rendered=False)
     try:
         _write_site(Site(config, book, numbers, tabs, staging, layout), final.name, progress)
         write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging))
+        # Published only now: a failure above leaves the previous site intact.
+        replace_folder(staging, final, last=INPUTS_STAMP)
     except BaseException as err:   # a failure or Ctrl-C leaves no half-written site
         shutil.rmtree(staging, ignore_errors=True)
         if isinstance(err, OSError) and not err.filename:   # a full disk names no file
             err.filename = str(staging)
         raise
-    # Swap in the new site only now: a failure above leaves the previous one intact.
-    if final.exists():
-        final.rename(old)
-        staging.rename(final)
-        shutil.rmtree(old)
-    else:
-        staging.rename(final)
     return RenderResult(final, len(book.pages()))
 
 

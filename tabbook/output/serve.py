@@ -110,6 +110,9 @@ class Preview:
 
 class _Server(http.server.ThreadingHTTPServer):
     daemon_threads = True   # an open event stream never keeps the process alive
+    # The listen backlog: a page's burst of requests (styles, fonts, images) waits in the
+    # kernel's queue; beyond it the client would try again only after 1 s, then 3, 7…
+    request_queue_size = 128
 
     def __init__(self, port: int, preview: Preview):
         self.preview = preview
@@ -157,9 +160,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
 
     def _page(self, file: Path) -> None:
         """The page with the preview's script; a missing one says so and reloads too."""
-        # A damaged page is served damaged (a rebuild makes it again), not as an error.
-        status, text = (200, file.read_bytes().decode("utf-8", "replace")) if file.is_file() \
-            else (404, MISSING_PAGE)
+        try:   # a damaged page is served damaged (a rebuild makes it again), not as an error
+            status, text = 200, file.read_bytes().decode("utf-8", "replace")
+        except OSError:   # no such page, a folder, or a name too long for the OS
+            status, text = 404, MISSING_PAGE
         tag = (f'<script src="{SCRIPT_PATH}" data-generation="{self.server.preview.generation}"'
                "></script>\n")
         head, body_end, tail = text.rpartition("</body>")
