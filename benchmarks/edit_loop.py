@@ -1,0 +1,116 @@
+"""Benchmark of the edit loop: what a writer waits for, the rows of issue 42's table.
+
+Run by hand: `.envs/tools/bin/python benchmarks/edit_loop.py [--runs N] [--rows a,b,…]`.
+It works on a copy of this repository together with this checkout's whole `_build/`
+(copied with its files' times, so a stage that compares times and a stage that compares
+contents both find it current), with the framework environments of this checkout (made by
+`python3 build.py` beforehand). Each row is run N times and its median printed, in seconds:
+
+- `noop`: `python3 build.py` when nothing changed;
+- `html-edit`: one sentence edited, then `build.py html`;
+- `build-edit`: one sentence edited, then `python3 build.py` (the README's command: PDFs
+  included);
+- `test-fast`: `build.py test --fast` (run once: it is long);
+- `corpus`: `check`, `notebooks` and `lib` on a copy of the d2l-zh corpus (../shared), the
+  three commands one after the other.
+
+The serve row (a saved sentence visible in the page) is `benchmarks/serve.py`, and the fresh
+clone is CI's `.ci/run`: both print their own figures.
+"""
+from __future__ import annotations
+
+import argparse
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Callable
+
+REPO = Path(__file__).resolve().parents[1]
+sys.path[:0] = [str(REPO), str(REPO / "tests")]
+from conftest import CORPUS, PARTS  # noqa: E402  (the tests' list of what a copy needs)
+
+SECTION = Path("chapters/chapter_gpu/use-gpu.md")
+ROWS = ("noop", "html-edit", "build-edit", "test-fast", "corpus")
+
+
+def run(root: Path, *args: str) -> float:
+    """Seconds that `python3 build.py *args` takes in `root`; a failure stops the benchmark."""
+    started = time.monotonic()
+    done = subprocess.run([sys.executable, "build.py", *args], cwd=root,
+                          capture_output=True, text=True)
+    seconds = time.monotonic() - started
+    if done.returncode:
+        sys.exit(f"build.py {' '.join(args)} failed in {root}:\n{done.stdout[-3000:]}"
+                 f"{done.stderr[-3000:]}")
+    return seconds
+
+
+def built_copy(target: Path) -> Path:
+    """This repository's sources and its whole `_build/`, times kept (copytree's copy2)."""
+    for part in PARTS:
+        source = REPO / part
+        if source.is_dir():
+            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
+        else:
+            shutil.copy2(source, target / part)
+    shutil.copytree(REPO / "_build", target / "_build", symlinks=True)
+    return target
+
+
+def edit_sentence(root: Path, count: int) -> None:
+    """Append one new sentence to the section's last paragraph (a prose-only edit)."""
+    path = root / SECTION
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n")
+                    + f" Une phrase ajoutée ({count}).\n", encoding="utf-8")
+
+
+def edited(root: Path, *args: str) -> Callable[[int], float]:
+    def measure(count: int) -> float:
+        edit_sentence(root, count)
+        return run(root, *args)
+    return measure
+
+
+def corpus(folder: Path) -> Callable[[int], float]:
+    def measure(count: int) -> float:
+        copy = folder / f"corpus-{count}"
+        shutil.copytree(CORPUS, copy)
+        return sum(run_in(copy, command) for command in ("check", "notebooks", "lib"))
+    return measure
+
+
+def run_in(book: Path, command: str) -> float:
+    started = time.monotonic()
+    subprocess.run([sys.executable, str(REPO / "build.py"), "-C", str(book), command],
+                   capture_output=True, text=True, check=True)
+    return time.monotonic() - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--runs", type=int, default=3, help="runs per row (median shown)")
+    parser.add_argument("--rows", default=",".join(ROWS),
+                        help=f"comma-separated rows among {', '.join(ROWS)}")
+    args = parser.parse_args()
+    rows = args.rows.split(",")
+    if unknown := set(rows) - set(ROWS):
+        parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = built_copy(Path(tmp) / "book")
+        run(root)   # settles what the copy's new place may change (stamps, site, PDFs)
+        measures = {"noop": lambda _: run(root), "html-edit": edited(root, "html"),
+                    "build-edit": edited(root), "test-fast": lambda _: run(REPO, "test", "--fast"),
+                    "corpus": corpus(Path(tmp))}
+        for row in rows:
+            runs = 1 if row == "test-fast" else args.runs
+            times = [measures[row](count) for count in range(runs)]
+            print(f"{row:12} median {statistics.median(times):7.2f} s   "
+                  f"({', '.join(f'{t:.2f}' for t in times)})", flush=True)
+
+
+if __name__ == "__main__":
+    main()
