@@ -7,7 +7,7 @@ from dataclasses import replace
 import nbformat
 import pytest
 
-from conftest import write_book
+from conftest import growth, write_book
 from tabbook.source.bibliography import latex_text, read_bibliography
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
@@ -16,6 +16,7 @@ from tabbook.output.markup import PageContext, render_prose
 from tabbook.source.numbering import number_book
 from tabbook.output.outputs import ansi_to_html, render_outputs
 from tabbook.source.parse import parse_book
+from tabbook.source.roles import located_tokens, prose_tokens
 
 PNG = base64.b64encode(bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -249,3 +250,20 @@ def test_a_large_operators_scripts_become_limits_but_an_integrals_do_not(tmp_pat
     assert "<munder><mo>max</mo>" in html
     assert "<msubsup><mo>&#x0222B;</mo>" in html   # an integral keeps its scripts
     assert "<msub><mo>" not in html
+
+
+def test_the_lines_of_a_long_paragraph_are_found_in_linear_time():
+    """The parse, the checks and the pages locate each role, formula and HTML of a paragraph
+    at its .md line; counting lines from the paragraph's start for each was quadratic in its
+    length (a long paragraph took minutes before the launch and HTML steps)."""
+    def paragraph(repetitions: int) -> tuple:
+        return prose_tokens(("Voir :numref:`sec_x` et $x$ :\n" + "texte " * 40 + "\n")
+                            * repetitions)
+
+    def lines(tokens: tuple) -> list:
+        return list(located_tokens(tokens, 1))
+
+    assert growth(lines, paragraph, 150) < 2
+    assert [(token.type, line) for token, line in lines(paragraph(2))
+            if token.type in ("role", "math_inline")] == \
+        [("role", 1), ("math_inline", 1), ("role", 3), ("math_inline", 3)]
