@@ -69,6 +69,26 @@ def test_outputs_of_every_kind(tmp_path):
     assert "\x1b" not in html
 
 
+def test_results_and_tracebacks_too_long_are_shown_cut(tmp_path):
+    """Every output a reader sees is cut past 100 000 characters, a result's HTML too:
+    cut in the middle, it would be no HTML, so its plain text is shown instead."""
+    ctx, _ = context(tmp_path)
+    rows = "".join(f"<tr><td>{number}</td></tr>" for number in range(20_000))
+    outputs = [
+        nbformat.v4.new_output("execute_result", execution_count=1, data={
+            "text/html": f"<table>{rows}</table>",
+            "text/plain": "".join(f"rang {number}\n" for number in range(20_000))}),
+        nbformat.v4.new_output("error", ename="RecursionError", evalue="trop",
+                               traceback=[f"appel {number}" for number in range(20_000)])]
+    html = render_outputs(outputs, ctx)
+    assert "<table>" not in html and "<td>" not in html
+    assert html.count('<span class="output-cut">[… sortie tronquée\u202f: ') == 2
+    for first, middle, last in (("rang 0", "rang 10000", "rang 19999"),
+                                ("appel 0", "appel 10000", "appel 19999")):
+        assert first in html and last in html and middle not in html
+    assert len(html) < 30_000
+
+
 def test_ansi_bold_and_bright_colours():
     assert ansi_to_html("\x1b[1;92mok\x1b[0m <") == '<span class="ansi-bold ansi-fg-green">ok</span> &lt;'
 

@@ -9,7 +9,9 @@ read paths relative to the notebook.
 
 Outputs are kept: a student sees the expected results before running anything,
 the first cell says where and when they were produced, and every run replaces
-them. The first cells speak the book's language (``[project] lang``).
+them. They are a preview, so one too long to be published whole is cut to its
+beginning and end, as on the page (notebooks/long_outputs.py). The first cells
+speak the book's language (``[project] lang``).
 """
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
+from ..notebooks.long_outputs import cut_outputs
 from .markdown_typography import edited, typeset_markdown
+from .typography import typeset
 from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
                     split_reference)
 
@@ -201,11 +205,15 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         _intro_text(config, tab, section, executed), config.project.language))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
+    language = config.project.language
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _for_platforms(typeset_markdown(cell.source, config.project.language),
+            cell.source = _for_platforms(typeset_markdown(cell.source, language),
                                          config, section, numbers)
+        elif cell.cell_type == "code":   # outputs too long to be published whole: cut
+            cell.outputs = cut_outputs(cell.outputs, lambda shown: typeset(
+                shown.notice(language), language))
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
