@@ -9,12 +9,16 @@ directly or through another fixture, is marked by that fixture's layer here.
 from __future__ import annotations
 
 import ast
+import gc
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -213,6 +217,30 @@ def problems_of(root: Path) -> list[str]:
     config = load_config(root)
     book, problems = parse_book(config)
     return [str(p) for p in sorted(set(problems) | set(check_book(book, config)))]
+
+
+def growth(work: Callable[[Any], object], make: Callable[[int], Any], n: int) -> float:
+    """How much longer `work` takes on `make(8 * n)` than on `make(n)` eight times over:
+    about 1 for a cost linear in the input, 8 for a quadratic one. The time is the thread's
+    processor time (other processes' load aside), the best of three, the inputs made
+    beforehand, the garbage collector paused: a ratio, not a duration, holds on a slow or
+    busy machine."""
+    def best(given, times: int) -> float:
+        seconds = []
+        for _ in range(3):
+            started = time.thread_time()
+            for _ in range(times):
+                work(given)
+            seconds.append(time.thread_time() - started)
+        return min(seconds)
+
+    small, large = make(n), make(8 * n)
+    gc.collect()
+    gc.disable()   # its pauses depend on what the whole session holds, not on `work`
+    try:
+        return best(large, 1) / best(small, 8)
+    finally:
+        gc.enable()
 
 
 FRAMEWORK_TABS = ("pytorch", "mxnet", "tensorflow")

@@ -5,6 +5,7 @@ request that would leave the machine is recorded and refused.
 """
 from __future__ import annotations
 
+import datetime
 import errno
 import functools
 import http.server
@@ -799,3 +800,59 @@ def test_search_indexes_the_readers_content_only(server, visitor):
     assert pages("memoire")
     # Other frameworks' code is not in the reader's index.
     assert not pages("npx.set_np", "pytorch") and pages("npx.set_np", "mxnet")
+
+
+def test_an_output_too_long_is_published_cut_and_warned_about(tmp_path):
+    """A cell that printed 50 MB made a 52 MB page and a 53 MB launch notebook without a
+    word. Eval warns at the cell's line; the page, the PDF and the launch notebook show the
+    output's beginning and end around a notice in the book's language; the executed
+    notebook keeps it whole. (A cached record stands for the kernel's run.)"""
+    import io
+
+    from tabbook.execution.record import write_cache
+    from tabbook.output.launch import write_launch_notebooks
+    from tabbook.output.pdf import page_anchor, print_layout
+    from test_evaluate import Book, ran_record
+
+    book = Book(tmp_path)
+    printed = "".join(f"ligne {number}\n" for number in range(36_000))   # 0.4 MB
+    record = ran_record(book.section(book.plan()))
+    (cell,) = record.cells.values()
+    cell["outputs"] = [{"output_type": "stream", "name": "stdout", "text": part}
+                       for part in (printed[:200_000], printed[200_000:])]   # as kernels cut it
+    write_cache(book.record_path, record)
+    result = book.evaluate(book.plan())
+
+    source = (book.root / "chapters" / "chap" / "sec.md").read_text().split("\n")
+    assert [str(problem) for problem in result.long_outputs] == [
+        f"chapters/chap/sec.md:{source.index('x = 6 * 7') + 1}: [pytorch] warning: an output of "
+        "0.4 MB (over 100000 characters) is too long to be published whole: the pages, the PDF "
+        "and the launch notebook show its beginning and end, at most 5000 characters each (the "
+        "executed notebook keeps it whole) — print less (a summary, one line in a hundred), or "
+        "write it to a file"]
+    err = io.StringIO()
+    Console(io.StringIO(), err).long_outputs(list(result.long_outputs), strict=False)
+    assert err.getvalue().endswith("eval: 1 output too long to be published whole (the pages "
+                                   "and launch notebooks show them cut)\n")
+    executed = nbformat.read(book.executed_path, as_version=4)
+    assert "".join(output.text for cell in executed.cells if cell.cell_type == "code"
+                   for output in cell.outputs) == printed
+
+    model, _ = parse_book(book.config)
+    numbers, (section,) = number_book(model), [s for s in model.pages() if s.name == "chap/sec"]
+    write_launch_notebooks(book.config, numbers, [(section, "pytorch")], book.layout)
+    launch = nbformat.read(book.layout.launch_notebook("pytorch", section), as_version=4)
+    (shown,) = [cell.outputs for cell in launch.cells if cell.cell_type == "code"][1]
+    site = render.Site(book.config, model, numbers, ("pytorch",), tmp_path / "site", book.layout)
+    page = render_page(site, model.pages(), model.pages().index(section))
+    printable = print_layout(model, book.config, numbers, "pytorch", book.layout,
+                             datetime.date(2026, 11, 26)).bodies[page_anchor(section)]
+    notice = ("[… sortie tronquée\u202f: 0,4\u00a0Mo en tout\u202f; seuls son début et sa fin "
+              "sont montrés (au plus 5000 caractères chacun) …]")
+    head, tail = shown.text.split(f"\n{notice}\n")
+    assert printed.startswith(head + "\n") and printed.endswith("\n" + tail)
+    assert 4900 < len(head) <= 5000 and 4900 < len(tail) <= 5000
+    for html in (page, printable):
+        assert f'\n<span class="output-cut">{notice}</span>\nligne ' in html
+        assert "ligne 0\n" in html and "ligne 35999\n" in html and "ligne 18000" not in html
+        assert len(html) < 60_000

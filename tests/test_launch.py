@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, build, raising_on_call, write_book
+from conftest import DECLARE, REPO, build, growth, raising_on_call, write_book
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
@@ -429,3 +429,40 @@ def test_launch_notebooks_prose_gets_french_typography_and_code_stays_as_written
     assert f"item{narrow}: :numref:`sec_x`{narrow}; deux" in french
     assert "ls  # commentaire : brut" in french   # code: as written
     assert typeset_markdown(source, Language("en", "en")) == source   # French books only
+
+
+# A short paragraph's worth of what the launch stage changes: a reference, French spacing
+# (around an escape, beside code, math, an entity and links, which stay as written).
+REPEATED = ("Voir :numref:`sec_gpu` ; `a : b` et $x : y$ donnent « oui » pour 1 200 Go, "
+            "`c` « \\* » &amp; [lien](https://a.b/c?d) <https://e.f/?g> : fin. ")
+
+
+def test_a_long_paragraph_takes_time_in_proportion_to_its_length(small_book):
+    """Typesetting a paragraph and linking its references rebuilt it at each change
+    (64 000 repetitions of a short pattern took 269 s): a paragraph eight times as long
+    now takes about as long as eight short ones, not eight times that."""
+    config, sections, numbers = small_book
+    section = sections["chap/cpu"]
+
+    def launch_notebook(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
+        return make_launch_notebook(notebook, config, "pytorch", section, numbers)
+
+    def with_paragraph(paragraph: str) -> nbformat.NotebookNode:
+        notebook = executed(section, "pytorch")
+        notebook.cells.append(nbformat.v4.new_markdown_cell(paragraph))
+        return notebook
+
+    def made_once(repetitions: int) -> nbformat.NotebookNode:
+        # Words between the changes: the paragraph is long for little parsing (markdown-it's
+        # share of the time, linear, done here once as for every tab after the first).
+        notebook = with_paragraph(("Voir :numref:`sec_gpu` ; `a` " + "texte " * 40) * repetitions)
+        launch_notebook(notebook)
+        return notebook
+
+    assert growth(launch_notebook, made_once, 150) < 2
+    narrow, link = "\u202f", "[section 1.1](https://owner.github.io/book/chap/gpu.html#sec_gpu)"
+    shown = launch_notebook(with_paragraph(REPEATED * 3)).cells[-1].source
+    assert shown == 3 * (f"Voir {link}{narrow}; `a : b` et $x : y$ donnent «{narrow}oui{narrow}» "
+                         f"pour 1{narrow}200\u00a0Go, `c` «{narrow}\\*{narrow}» &amp; "
+                         "[lien](https://a.b/c?d) "
+                         f"<https://e.f/?g>{narrow}: fin. ")

@@ -7,7 +7,7 @@ from dataclasses import replace
 import nbformat
 import pytest
 
-from conftest import write_book
+from conftest import growth, write_book
 from tabbook.source.bibliography import latex_text, read_bibliography
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
@@ -16,6 +16,7 @@ from tabbook.output.markup import PageContext, render_prose
 from tabbook.source.numbering import number_book
 from tabbook.output.outputs import ansi_to_html, render_outputs
 from tabbook.source.parse import parse_book
+from tabbook.source.roles import located_tokens, prose_tokens
 
 PNG = base64.b64encode(bytes.fromhex(
     "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
@@ -66,6 +67,26 @@ def test_outputs_of_every_kind(tmp_path):
     assert "<table><tr><td>1</td></tr></table>" in html
     assert '<span class="ansi-fg-red">ValueError</span>: non' in html
     assert "\x1b" not in html
+
+
+def test_results_and_tracebacks_too_long_are_shown_cut(tmp_path):
+    """Every output a reader sees is cut past 100 000 characters, a result's HTML too:
+    cut in the middle, it would be no HTML, so its plain text is shown instead."""
+    ctx, _ = context(tmp_path)
+    rows = "".join(f"<tr><td>{number}</td></tr>" for number in range(20_000))
+    outputs = [
+        nbformat.v4.new_output("execute_result", execution_count=1, data={
+            "text/html": f"<table>{rows}</table>",
+            "text/plain": "".join(f"rang {number}\n" for number in range(20_000))}),
+        nbformat.v4.new_output("error", ename="RecursionError", evalue="trop",
+                               traceback=[f"appel {number}" for number in range(20_000)])]
+    html = render_outputs(outputs, ctx)
+    assert "<table>" not in html and "<td>" not in html
+    assert html.count('<span class="output-cut">[… sortie tronquée\u202f: ') == 2
+    for first, middle, last in (("rang 0", "rang 10000", "rang 19999"),
+                                ("appel 0", "appel 10000", "appel 19999")):
+        assert first in html and last in html and middle not in html
+    assert len(html) < 30_000
 
 
 def test_ansi_bold_and_bright_colours():
@@ -258,3 +279,20 @@ def test_a_role_this_build_cannot_read_is_shown_as_written(tmp_path):
     html = render_prose("Voir :numreff:`sec_eq` et :numref:`sec_eq`.", 1, ctx)
     assert html == '<p>Voir <span class="problematic">:numreff:`sec_eq`</span> et ' \
                    '<a class="reference" href="#sec_eq">section 1.1</a>.</p>\n'
+
+
+def test_the_lines_of_a_long_paragraph_are_found_in_linear_time():
+    """The parse, the checks and the pages locate each role, formula and HTML of a paragraph
+    at its .md line; counting lines from the paragraph's start for each was quadratic in its
+    length (a long paragraph took minutes before the launch and HTML steps)."""
+    def paragraph(repetitions: int) -> tuple:
+        return prose_tokens(("Voir :numref:`sec_x` et $x$ :\n" + "texte " * 40 + "\n")
+                            * repetitions)
+
+    def lines(tokens: tuple) -> list:
+        return list(located_tokens(tokens, 1))
+
+    assert growth(lines, paragraph, 150) < 2
+    assert [(token.type, line) for token, line in lines(paragraph(2))
+            if token.type in ("role", "math_inline")] == \
+        [("role", 1), ("math_inline", 1), ("role", 3), ("math_inline", 3)]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import site_pages
+from conftest import growth, site_pages
 from tabbook.output.markup import render_prose
 from tabbook.output.typography import NARROW, NO_BREAK, UNITS, french
 from test_markup import context
@@ -46,6 +46,7 @@ def test_french_spacing(written, shown):
     "a::b et f(x)!=y",            # code-like text
     "à 10:30, un rapport 1:2",    # times and ratios: digits on both sides
     "(?) et [!]",                 # a sign right after an opening bracket
+    "(?!) et [:!]",               # so is a run of them (no space inside the run)
     "H100, 8 H100 et 2 secondes",  # no unit: a letter follows
     "80Go",                       # a unit glued to its number is left as written
     "en 2026 100 fois",           # four digits first: not a grouped number
@@ -53,6 +54,16 @@ def test_french_spacing(written, shown):
 ])
 def test_what_french_leaves_alone(text):
     assert french(text) == text
+
+
+def test_long_runs_of_signs_or_spaces_take_time_in_proportion_to_their_length():
+    """A match was tried again from each sign of a run of ; : ! ? and from each space before
+    a », each reading the run to its end: quadratic in the run's length."""
+    def runs(length: int) -> str:
+        return "Quoi" + "?!" * length + "x" + " " * length + "»"
+
+    assert growth(french, runs, 500) < 2
+    assert french(runs(2)) == f"Quoi?!?!x{N}»"
 
 
 def test_every_unit_is_tied_to_its_number():

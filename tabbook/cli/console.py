@@ -105,6 +105,15 @@ class Console:
                       + (" (strict: an error; the build stops)" if strict else
                          " (the pages show a mark in their place)"))
 
+    def long_outputs(self, problems: list[Problem], strict: bool) -> None:
+        """The outputs too long to be published whole, at their cell's .md line."""
+        for problem in problems:
+            self.warn(str(problem))
+        if problems:
+            self.warn(f"eval: {plural(len(problems), 'output')} too long to be published whole"
+                      + (" (strict: an error; the build stops)" if strict else
+                         " (the pages and launch notebooks show them cut)"))
+
     def waiting_for_lock(self) -> None:
         self.say("waiting for another build of this book to finish...")
 

@@ -304,7 +304,9 @@ def execute(build: Build) -> int:
     console.evaluated(result, build.selection.tabs, build.layout, options.require_gpu,
                       time.monotonic() - started)
     console.inline_problems(list(result.problems), build.strict)
-    blocking = any(build.strict or not p.warning for p in result.problems)
+    console.long_outputs(list(result.long_outputs), build.strict)
+    blocking = any(build.strict or not p.warning
+                   for p in (*result.problems, *result.long_outputs))
     return 1 if result.failed or blocking else 0
 
 

@@ -48,6 +48,8 @@ FRENCH = {
     "table": "Tableau {number}",
     "output_figure": "Figure produite par le code",
     "missing_value": "[valeur non calculée : {expression}]",
+    "output_cut": "[… sortie tronquée : {size} Mo en tout ; seuls son début et sa fin sont "
+                  "montrés (au plus {kept} caractères chacun) …]",
     # -- references (:numref:) and citations
     "ref_chapter": "chapitre {number}",
     "ref_section": "section {number}",
@@ -147,6 +149,8 @@ ENGLISH = {
     "table": "Table {number}",
     "output_figure": "Figure produced by the code",
     "missing_value": "[value not computed: {expression}]",
+    "output_cut": "[… output cut: {size} MB in all; only its beginning and end are shown "
+                  "(at most {kept} characters each) …]",
     "ref_chapter": "Chapter {number}",
     "ref_section": "Section {number}",
     "ref_figure": "Fig. {number}",
@@ -241,6 +245,7 @@ CHINESE = {
     "table": "表{number}",
     "output_figure": "代码生成的图",
     "missing_value": "[未计算的值：{expression}]",
+    "output_cut": "[… 输出已截断：共 {size} MB；只显示开头和结尾（各不超过 {kept} 个字符）…]",
     "ref_chapter": "第{number}章",
     "ref_section": "{number}节",
     "ref_figure": "图{number}",

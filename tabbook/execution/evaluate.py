@@ -21,6 +21,7 @@ from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..notebooks.inline import value_problems
 from ..notebooks.library import library_source
+from ..notebooks.long_outputs import KEPT, LIMIT, long_outputs
 from ..notebooks.split import code_cells, split_section
 from .execute import Executor, save, stored, write_executed
 from .frozen import FreezeResult, freeze, recorded_seconds
@@ -104,6 +105,9 @@ class EvalResult:
     problems: tuple[Problem, ...] = ()
     """The ``:eval:`` values the notebooks shown could not compute (warnings: strict
     builds make them errors)."""
+    long_outputs: tuple[Problem, ...] = ()
+    """The outputs too long to be published whole, which the pages, the PDF and the launch
+    notebooks show cut (warnings: strict builds make them errors)."""
 
     def count(self, status: Status) -> int:
         return sum(e.status is status for e in self.executions)
@@ -209,7 +213,8 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
             options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)])
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      prune(layout, plan), failed, inline_problems(executions))
+                      prune(layout, plan), failed, inline_problems(executions),
+                      output_problems(executions))
 
 
 def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
@@ -220,6 +225,27 @@ def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
         if execution.status.has_outputs and record is not None and task.inline:
             problems += value_problems(task.section, task.tab,
                                        code_cells(task.section, task.tab), list(record.values))
+    return tuple(sorted(problems))
+
+
+def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:
+    """Each output of the executed notebooks too long to be published whole, at the line
+    of its cell (the executed notebook keeps it whole; what is published is cut)."""
+    problems = []
+    for execution in executions:
+        record, task = execution.record, execution.task
+        if not execution.status.has_outputs or record is None:
+            continue
+        for cell in code_cells(task.section, task.tab).values():
+            outputs = record.cells.get(cell.id, {}).get("outputs", [])
+            problems += [Problem(
+                task.section.display_path, cell.lines[0],
+                f"an output of {shown.megabytes:.1f} MB (over {LIMIT} characters) is too long to "
+                "be published whole: the pages, the PDF and the launch notebook show its "
+                f"beginning and end, at most {KEPT} characters each (the executed notebook "
+                "keeps it whole)",
+                "print less (a summary, one line in a hundred), or write it to a file",
+                task.tab, warning=True) for shown in long_outputs(outputs)]
     return tuple(sorted(problems))
 
 

@@ -9,7 +9,9 @@ read paths relative to the notebook.
 
 Outputs are kept: a student sees the expected results before running anything,
 the first cell says where and when they were produced, and every run replaces
-them. The first cells speak the book's language (``[project] lang``).
+them. They are a preview, so one too long to be published whole is cut to its
+beginning and end, as on the page (notebooks/long_outputs.py). The first cells
+speak the book's language (``[project] lang``).
 """
 from __future__ import annotations
 
@@ -34,7 +36,9 @@ from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
-from .typography import french
+from ..notebooks.long_outputs import cut_outputs
+from .markdown_typography import edited, typeset_markdown
+from .typography import typeset
 from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
                     split_reference)
 
@@ -175,64 +179,7 @@ def _for_platforms(text: str, config: Config, section: Section, numbers: Numbers
         replacement = _published(token, written, config, section, numbers)
         if replacement != written:
             edits.append((start, end, replacement))
-    for start, end, replacement in reversed(edits):
-        text = text[:start] + replacement + text[end:]
-    return text
-
-
-def typeset_markdown(text: str, language: Language) -> str:
-    """A notebook's Markdown in the book's typography (French spacing for a French book),
-    as the HTML renderer sets it: only the text of the prose changes, never code spans,
-    mathematics, raw HTML, roles, images, URLs or link targets."""
-    if not language.french:
-        return text
-    lines = text.split("\n")
-    for inline in prose_tokens(text):
-        if inline.type != "inline" or not inline.map:
-            continue
-        content = inline.content
-        typeset_content = _typeset_inline(inline, content)
-        if typeset_content == content:
-            continue
-        # Put each changed line back where it is written (after its block prefix).
-        for number, (old, new) in enumerate(zip(content.split("\n"),
-                                                typeset_content.split("\n")),
-                                            start=inline.map[0]):
-            if old != new and number < len(lines) and lines[number].count(old) == 1:
-                lines[number] = lines[number].replace(old, new)
-    return "\n".join(lines)
-
-
-def _typeset_inline(inline: Token, content: str) -> str:
-    """`content` (an inline token's) with `french` applied to its text tokens only."""
-    regions, cursor, links = [], 0, []
-    for child in inline.children or ():
-        if child.type == "link_open":
-            links.append(child)
-        elif child.type == "text" and child.content:
-            found = content.find(child.content, cursor)
-            if found < 0:
-                continue   # an escape or an entity: left as written
-            cursor = found + len(child.content)
-            if not (links and links[-1].markup in ("autolink", "linkify")):
-                regions.append((found, cursor))
-        else:
-            cursor = _past(child, content, cursor, links)
-    for start, end in reversed(regions):
-        content = content[:start] + french(content[start:end]) + content[end:]
-    return content
-
-
-def _past(child: Token, content: str, cursor: int, links: list[Token]) -> int:
-    """Where `content` goes on after `child`, which stays as written: a role or an image
-    (its span), a link's end (its target), code, math or raw HTML (its content)."""
-    if "span" in child.meta:
-        return max(cursor, child.meta["span"][1])
-    written = child.content
-    if child.type == "link_close":
-        written = links.pop().attrGet("href") or "" if links else ""
-    found = content.find(written, cursor) if written else -1
-    return found + len(written) if found >= 0 else cursor
+    return edited(text, edits)
 
 
 def _published(token: Token, written: str, config: Config, section: Section,
@@ -268,11 +215,15 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         _intro_text(config, tab, section, executed), config.project.language))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
     intro.id, setup.id = "launch-intro", "launch-setup"
+    language = config.project.language
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _for_platforms(typeset_markdown(cell.source, config.project.language),
+            cell.source = _for_platforms(typeset_markdown(cell.source, language),
                                          config, section, numbers)
+        elif cell.cell_type == "code":   # outputs too long to be published whole: cut
+            cell.outputs = cut_outputs(cell.outputs, lambda shown: typeset(
+                shown.notice(language), language))
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},

@@ -1,7 +1,8 @@
 """HTML for code and notebook outputs: highlighted source, streams, errors, images.
 
 Everything returned is ``markupsafe.Markup``: text is escaped here, once; only the
-HTML a notebook itself produced (``text/html``) and Pygments' markup are kept as is.
+HTML a notebook itself produced (``text/html``) and Pygments' markup are kept as is. An
+output too long to be shown whole shows its beginning and end (notebooks/long_outputs.py).
 """
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
+from ..notebooks.long_outputs import cut, joined, merged_streams, shown_data
 from .markup import PageContext
 
 ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
@@ -65,12 +67,14 @@ def _span(text: str, classes: list[str]) -> Markup:
     return escape(text)
 
 
-def _joined(value) -> str:
-    return "".join(value) if isinstance(value, list) else value
-
-
-def _pre(css: str, text: str) -> Markup:
-    return Markup('<pre class="{}">{}</pre>').format(css, ansi_to_html(text))
+def _pre(css: str, text: str, ctx: PageContext) -> Markup:
+    """`text` in a <pre>; too long, its beginning and end around a notice of the cut."""
+    shown = cut(text)
+    if shown is None:
+        return Markup('<pre class="{}">{}</pre>').format(css, ansi_to_html(text))
+    return Markup('<pre class="{}">{}\n<span class="output-cut">{}</span>\n{}</pre>').format(
+        css, ansi_to_html(shown.head), ctx.typeset(shown.notice(ctx.language)),
+        ansi_to_html(shown.tail))
 
 
 def _image(url: str, alt: str) -> Markup:
@@ -79,31 +83,17 @@ def _image(url: str, alt: str) -> Markup:
 
 def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
     """A display_data or execute_result output, by its richest representation."""
+    data = shown_data(data)
     if "image/svg+xml" in data:
-        return _image(ctx.output_file(_joined(data["image/svg+xml"]).encode(), ".svg"), alt)
+        return _image(ctx.output_file(joined(data["image/svg+xml"]).encode(), ".svg"), alt)
     if "image/png" in data:
-        return _image(ctx.output_file(base64.b64decode(_joined(data["image/png"])), ".png"), alt)
+        return _image(ctx.output_file(base64.b64decode(joined(data["image/png"])), ".png"), alt)
     if "text/html" in data:   # the notebook's own HTML (a table of pandas…), kept as is
         return Markup('<div class="output html">{}</div>').format(
-            Markup(_joined(data["text/html"])))
+            Markup(joined(data["text/html"])))
     if "text/plain" in data:
-        return _pre("output", _joined(data["text/plain"]))
+        return _pre("output", joined(data["text/plain"]), ctx)
     return Markup()
-
-
-def merged_streams(outputs: list) -> list:
-    """`outputs` with consecutive stream outputs of the same stream (stdout, stderr) made
-    one: a program's printed text is one block, however the kernel cut it."""
-    merged: list = []
-    for output in outputs:
-        previous = merged[-1] if merged else None
-        if output.get("output_type") == "stream" and previous is not None and \
-                previous.get("output_type") == "stream" and \
-                previous.get("name") == output.get("name"):
-            merged[-1] = {**previous, "text": _joined(previous["text"]) + _joined(output["text"])}
-        else:
-            merged.append(output)
-    return merged
 
 
 def render_outputs(outputs: list, ctx: PageContext) -> Markup:
@@ -114,9 +104,9 @@ def render_outputs(outputs: list, ctx: PageContext) -> Markup:
         kind = output.get("output_type")
         if kind == "stream":
             css = "output stderr" if output.get("name") == "stderr" else "output"
-            rendered.append(_pre(css, _joined(output["text"])))
+            rendered.append(_pre(css, joined(output["text"]), ctx))
         elif kind == "error":
-            rendered.append(_pre("output error", "\n".join(output.get("traceback", []))))
+            rendered.append(_pre("output error", "\n".join(output.get("traceback", [])), ctx))
         elif kind in ("display_data", "execute_result"):
             # Outputs carry no description of their figures; the text around gives one.
             rendered.append(_rich(output.get("data", {}), ctx.language.text("output_figure"),

@@ -41,16 +41,19 @@ UNITS = ("%", "Ko", "Kio", "Mo", "Mio", "Go", "Gio", "To", "Tio", "KB", "KiB", "
          "TFLOPS", "PFLOPS", "cm", "mm")
 """The units that a no-break space ties to the number before them."""
 
-_SPACES = " \u00a0\u202f"
-_PUNCTUATION = re.compile(rf"(?<![(\[{_SPACES}])[{_SPACES}]*([;:!?]+)(?=[\s»)\].,]|$)")
-_OPEN_QUOTE = re.compile(rf"«[{_SPACES}]*")
-_CLOSE_QUOTE = re.compile(rf"[{_SPACES}]*»")
-_THOUSANDS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:[{_SPACES}]\d{{3}})+(?!\d)")
+SPACES = " \u00a0\u202f"
+"""The spaces that `french` replaces: plain, no-break, narrow no-break."""
+# Both start a match at the first space or sign of a run only (not inside a run of signs:
+# their opening bracket or space left them alone): trying again from each is quadratic.
+_PUNCTUATION = re.compile(rf"(?<![(\[{SPACES}])(?!(?<=[;:!?])[;:!?])[{SPACES}]*([;:!?]+)(?=[\s»)\].,]|$)")
+_OPEN_QUOTE = re.compile(rf"«[{SPACES}]*")
+_CLOSE_QUOTE = re.compile(rf"(?<![{SPACES}])[{SPACES}]*»")
+_THOUSANDS = re.compile(rf"(?<![\d.,])\d{{1,3}}(?:[{SPACES}]\d{{3}})+(?!\d)")
 _UNIT_NAMES = "|".join(sorted(map(re.escape, UNITS), key=len, reverse=True))
-_UNIT = re.compile(rf"(?<=\d)[{_SPACES}]({_UNIT_NAMES})(?!\w)")
+_UNIT = re.compile(rf"(?<=\d)[{SPACES}]({_UNIT_NAMES})(?!\w)")
 
 
-_LEADING_UNIT = re.compile(rf"[{_SPACES}]({_UNIT_NAMES})(?!\w)")
+_LEADING_UNIT = re.compile(rf"[{SPACES}]({_UNIT_NAMES})(?!\w)")
 
 
 def tie_leading_unit(text: str) -> str:
@@ -67,7 +70,7 @@ def starts_with_punctuation(text: str) -> bool:
 
 def french(text: str) -> str:
     """`text` with French spacing (see the module's docstring); idempotent."""
-    text = _THOUSANDS.sub(lambda m: re.sub(f"[{_SPACES}]", NARROW, m.group(0)), text)
+    text = _THOUSANDS.sub(lambda m: re.sub(f"[{SPACES}]", NARROW, m.group(0)), text)
     text = _UNIT.sub(lambda m: NO_BREAK + m.group(1), text)
     text = _OPEN_QUOTE.sub("«" + NARROW, text)
     text = _CLOSE_QUOTE.sub(NARROW + "»", text)

@@ -257,14 +257,17 @@ def child_lines(inline: Token) -> Iterator[tuple[Token, int]]:
     """Each child of an inline token (images' alt text included) with its line, counted
     from the first line of the inline token. Roles and images know where they are
     written; math and inline HTML are found as written after the child before them."""
-    position = 0
+    position, content = 0, inline.content
+    # Where each line ends: a child's line is a lookup, not a count from the start (quadratic
+    # in a long paragraph).
+    ends = [at for at, char in enumerate(content) if char == "\n"]
     for child in inline.children or ():
         span = child.meta.get("span")
         if span:
             position = span[0]
-        elif child.type in WRITTEN_AS_IS and inline.content.find(child.content, position) >= 0:
-            position = inline.content.find(child.content, position)
-        line = inline.content.count("\n", 0, position)
+        elif child.type in WRITTEN_AS_IS and content.find(child.content, position) >= 0:
+            position = content.find(child.content, position)
+        line = bisect.bisect_left(ends, position)
         yield child, line
         for nested in child.children or ():
             yield nested, line
