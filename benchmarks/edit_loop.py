@@ -1,10 +1,9 @@
 """Benchmark of the edit loop: what a writer waits for, the rows of issue 42's table.
 
 Run by hand: `.envs/tools/bin/python benchmarks/edit_loop.py [--runs N] [--rows a,b,…]`.
-It works on a copy of this repository together with this checkout's whole `_build/`
-(copied with its files' times, so a stage that compares times and a stage that compares
-contents both find it current), with the framework environments of this checkout (made by
-`python3 build.py` beforehand). Each row is run N times and its median printed, in seconds:
+It works on a copy of this repository together with this checkout's whole `_build/`, with
+the framework environments of this checkout (made by `python3 build.py` beforehand); one
+full build of the copy settles it before anything is measured. Each row is run N times and its median printed, in seconds:
 
 - `noop`: `python3 build.py` when nothing changed;
 - `html-edit`: one sentence edited, then `build.py html`;
@@ -31,7 +30,7 @@ from typing import Callable
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
-from conftest import CORPUS, PARTS  # noqa: E402  (the tests' list of what a copy needs)
+from conftest import CORPUS, copy_repository  # noqa: E402  (the tests' copier)
 
 SECTION = Path("chapters/chapter_gpu/use-gpu.md")
 ROWS = ("noop", "html-edit", "build-edit", "test-fast", "corpus")
@@ -50,13 +49,8 @@ def run(root: Path, *args: str) -> float:
 
 
 def built_copy(target: Path) -> Path:
-    """This repository's sources and its whole `_build/`, times kept (copytree's copy2)."""
-    for part in PARTS:
-        source = REPO / part
-        if source.is_dir():
-            shutil.copytree(source, target / part, ignore=shutil.ignore_patterns("__pycache__"))
-        else:
-            shutil.copy2(source, target / part)
+    """This repository's sources (as the tests copy them) and its whole `_build/`."""
+    copy_repository(target)
     shutil.copytree(REPO / "_build", target / "_build", symlinks=True)
     return target
 
