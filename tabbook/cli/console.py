@@ -98,21 +98,22 @@ class Console:
 
     def inline_problems(self, problems: list[Problem], strict: bool) -> None:
         """The :eval: values that the executed notebooks lack, at their .md line."""
-        for problem in problems:
-            self.warn(str(problem))
-        if problems:
-            self.warn(f"eval: {plural(len(problems), 'inline value')} not computed"
-                      + (" (strict: an error; the build stops)" if strict else
-                         " (the pages show a mark in their place)"))
+        self._eval_problems(problems, strict, "inline value", "not computed",
+                            "the pages show a mark in their place")
 
     def long_outputs(self, problems: list[Problem], strict: bool) -> None:
         """The outputs too long to be published whole, at their cell's .md line."""
+        self._eval_problems(problems, strict, "output", "too long to be published whole",
+                            "the pages and launch notebooks show them cut")
+
+    def _eval_problems(self, problems: list[Problem], strict: bool, thing: str, what: str,
+                       lenient: str) -> None:
+        """Each problem, then their count: an error when strict, else what the pages do."""
         for problem in problems:
             self.warn(str(problem))
         if problems:
-            self.warn(f"eval: {plural(len(problems), 'output')} too long to be published whole"
-                      + (" (strict: an error; the build stops)" if strict else
-                         " (the pages and launch notebooks show them cut)"))
+            self.warn(f"eval: {plural(len(problems), thing)} {what}"
+                      + (" (strict: an error; the build stops)" if strict else f" ({lenient})"))
 
     def waiting_for_lock(self) -> None:
         self.say("waiting for another build of this book to finish...")
