@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, md, pinned_version, with_build_system, write_book
+from tabbook.core.language import ENGLISH_LANGUAGE
 
 SECTION = "chapters/chap/sec.md"
 
@@ -306,12 +307,15 @@ def test_kernels_side_by_side_share_the_cores(tmp_path, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     layout = Layout(tmp_path)
-    alone = Executor(layout, {}, [], jobs=1, timeout=10)._environment([])
-    shared = Executor(layout, {}, [], jobs=2, timeout=10)._environment([])
+
+    def environment(jobs: int) -> dict[str, str]:
+        return Executor(layout, {}, [], jobs=jobs, timeout=10,
+                        language=ENGLISH_LANGUAGE)._environment([])
+    alone, shared = environment(1), environment(2)
     assert "OMP_NUM_THREADS" not in alone
     assert shared["OMP_NUM_THREADS"] == shared["TF_NUM_INTRAOP_THREADS"] == "4"
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert Executor(layout, {}, [], jobs=2, timeout=10)._environment([])["OMP_NUM_THREADS"] == "3"
+    assert environment(2)["OMP_NUM_THREADS"] == "3"
 
 
 def test_a_result_that_cannot_be_saved_fails_its_notebook_and_the_others_still_run(project):

@@ -48,6 +48,10 @@ FRENCH = {
     "table": "Tableau {number}",
     "output_figure": "Figure produite par le code",
     "missing_value": "[valeur non calculée : {expression}]",
+    # -- the live preview's page for a file not (yet) built
+    "page_missing": "Page introuvable",
+    "page_missing_text": "Cette page n'existe pas (encore) dans le livre construit. Elle se "
+    "rechargera d'elle-même dès qu'une construction la produira.",
     # -- references (:numref:) and citations
     "ref_chapter": "chapitre {number}",
     "ref_section": "section {number}",
@@ -147,6 +151,9 @@ ENGLISH = {
     "table": "Table {number}",
     "output_figure": "Figure produced by the code",
     "missing_value": "[value not computed: {expression}]",
+    "page_missing": "Page not found",
+    "page_missing_text": "This page does not exist (yet) in the built book. It will reload "
+    "by itself as soon as a build makes it.",
     "ref_chapter": "Chapter {number}",
     "ref_section": "Section {number}",
     "ref_figure": "Fig. {number}",
@@ -241,6 +248,8 @@ CHINESE = {
     "table": "表{number}",
     "output_figure": "代码生成的图",
     "missing_value": "[未计算的值：{expression}]",
+    "page_missing": "找不到页面",
+    "page_missing_text": "构建好的书中（还）没有这个页面。一旦构建生成了它，页面会自动重新加载。",
     "ref_chapter": "第{number}章",
     "ref_section": "{number}节",
     "ref_figure": "图{number}",

@@ -28,6 +28,7 @@ from typing import Callable
 import nbformat
 
 from ..core.files import write_notebook_if_changed
+from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
 from ..notebooks.inline import collect_values, with_evaluating_cells
@@ -42,21 +43,24 @@ from .tasks import (Event, Execution, Finished, Leftovers, Planned, Running, Sta
 TICK_SECONDS = 1.0
 
 
-def write_executed(layout: Layout, planned: Planned, record: ExecutionRecord) -> None:
-    """Write the executed notebook of `planned` from `record` (only if its bytes change)."""
+def write_executed(layout: Layout, planned: Planned, record: ExecutionRecord,
+                   language: Language) -> None:
+    """Write the executed notebook of `planned` from `record` (only if its bytes change),
+    its prose in the book's `language`."""
     task = planned.task
-    notebook = record.merged_into(task.notebook)
+    notebook = record.merged_into(task.notebook, language)
     if planned.frozen is not None:
         notebook.metadata[METADATA_KEY]["frozen"] = nbformat.from_dict(planned.frozen.metadata())
     write_notebook_if_changed(layout.executed(task.tab, task.section), notebook)
 
 
-def save(layout: Layout, planned: Planned, record: ExecutionRecord) -> None:
+def save(layout: Layout, planned: Planned, record: ExecutionRecord,
+         language: Language) -> None:
     """Cache `record`, then write the executed notebook from it."""
     # The record first: should the build stop in between, the next eval writes
     # the notebook from it.
     write_cache(layout.cache_record(planned.task.tab, planned.task.section), record)
-    write_executed(layout, planned, record)
+    write_executed(layout, planned, record, language)
 
 
 def stored(planned: Planned, status: Status, record: ExecutionRecord | None,
@@ -80,6 +84,8 @@ class Executor:
     gpus: list[Gpu]
     jobs: int
     timeout: int
+    language: Language
+    """The book's: the executed notebooks' marks of values not computed are in it."""
     on_event: Callable[[Event], None] = lambda event: None
     _executions: list[Execution] = field(default_factory=list)
     _running: dict = field(default_factory=dict)     # task label -> (start, kernel pid holder)
@@ -276,4 +282,5 @@ class Executor:
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
         book_metadata["values"] = values
         record = ExecutionRecord.from_notebook(notebook, planned.key)
-        return stored(planned, Status.RAN, record, lambda: save(self.layout, planned, record))
+        return stored(planned, Status.RAN, record,
+                      lambda: save(self.layout, planned, record, self.language))
