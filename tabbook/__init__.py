@@ -21,6 +21,6 @@ every module):
 - `cli`: the command line of build.py: its options, the chaining of the stages (`main`)
   and all that is printed (`console`).
 
-A module imports from its own layer and those below it only: the stages never call each
-other, `cli` alone chains them (tests/test_architecture.py checks it).
+A module imports from its own layer and those below it only (tests/test_architecture.py
+checks it), and `cli` alone chains the stages.
 """
