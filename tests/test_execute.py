@@ -365,3 +365,45 @@ def test_a_process_the_code_leaves_behind_is_killed_and_told(project):
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_bug_in_the_build_s_own_hooks_is_a_bug_not_a_failed_notebook(tmp_path, monkeypatch,
+                                                                          pythons):
+    """nbclient runs the build's hooks inside a notebook's run: an exception of theirs ends
+    the eval as a bug of the build (its traceback, status 2), while an error of the
+    notebook's code still fails that notebook only."""
+    import io
+
+    from test_evaluate import Book, runtime
+    from tabbook.cli.console import Console
+    from tabbook.cli.main import reporting
+    from tabbook.execution import execute
+    from tabbook.execution.kernels import write_kernel_spec
+    from tabbook.execution.tasks import Status
+
+    book = Book(tmp_path)
+    write_kernel_spec(book.layout.jupyter_data, "tabbook-pytorch", pythons["pytorch"],
+                      "Python 3 (pytorch)", {})
+
+    def run(code: str) -> tuple[int, str, list]:
+        edit(tmp_path, (tmp_path / SECTION).read_text().replace("x = 6 * 7", code))
+        executor = execute.Executor(book.layout, {"pytorch": runtime()}, [], jobs=1,
+                                    timeout=60, language=book.config.project.language)
+        console, executions = Console(io.StringIO(), io.StringIO()), []
+        status = reporting(lambda: len(executions.extend(
+            executor.run(list(book.plan().queue))) or []), console)
+        return status, console.err.getvalue(), executions
+
+    status, err, executions = run("x = 1 / 0")   # the notebook's own error
+    assert status == 0 and err == ""
+    assert [e.status for e in executions] == [Status.FAILED]
+    assert "ZeroDivisionError" in executions[0].message
+
+    def broken(self, cell, cell_index, **_):
+        raise AttributeError("a bug in the build's hook")
+    monkeypatch.setattr(execute._Hooks, "cell_executed", broken)
+    status, err, executions = run("x = 6 * 7")
+    assert status == 2 and executions == []
+    assert "AttributeError: a bug in the build's hook" in err and "Traceback" in err
+    assert "this is a bug of the build system" in err
+    assert not book.record_path.exists() and not book.executed_path.exists()
