@@ -1,7 +1,26 @@
-"""tabbook: builds a d2lbook-format book into per-framework notebooks, a library and HTML.
+"""tabbook: builds a d2lbook-format book into per-framework notebooks, their executed
+outputs, a library per framework, an HTML site and PDFs.
 
-The package is split into a data model (`model`) and stages that consume it:
-`config` (read config.ini), `parse` (Markdown -> model), `pycode` (Python-level
-operations shared by the stages), `check` (lint the model), `split` (model ->
-per-framework notebooks). `cli` wires them into the command line of build.py.
+The package is made of subpackages, layered from the bottom up (CONTRIBUTING.md maps
+every module):
+
+- `bootstrap`: what the build stands on: the user errors (`errors`), virtual
+  environments, the wheelhouse, the stamps of the outputs;
+- `core`: the data model (`model`), config.ini read and validated (`config`,
+  `config_schema`), the readers' languages and their catalogues, the framework registry,
+  the output layout (`layout`, the only place that names ``_build``) and atomic writes;
+- `source`: Markdown sources -> model (`parse`, `sections`, `roles`), the Python of code
+  cells (`pycode`, `branches`, `magics`, `saving`), LaTeX, BibTeX, numbering, and the
+  check stage (`check`);
+- `notebooks`: model -> per-framework notebooks (`split`), the d2l library (`library`),
+  the ``:eval:`` inline values (`inline`);
+- `execution`: the eval stage: its plan, the kernels that run the notebooks, the cache,
+  the frozen outputs, the report;
+- `output`: what readers get: the HTML site (`render`, `markup`), the launch notebooks,
+  the PDFs, and the live preview (`serve`);
+- `cli`: the command line of build.py: its options, the chaining of the stages (`main`)
+  and all that is printed (`console`).
+
+A module imports from its own layer and those below it only (tests/test_architecture.py
+checks it), and `cli` alone chains the stages.
 """

@@ -4,6 +4,9 @@ from __future__ import annotations
 import pytest
 
 from conftest import CONFIG, DECLARE, md, problems_of, write_book
+from tabbook.core.config import load_config
+from tabbook.notebooks.split import split_section
+from tabbook.source.parse import parse_book
 
 S = "chapters/chap/sec.md"
 
@@ -426,6 +429,39 @@ def test_a_correct_book_has_no_problem(tmp_path):
         $$\\hat{y} = \\operatorname{softmax}(\\mathbf{W}\\mathbf{x} + b)$$
     """)})
     assert problems_of(tmp_path) == []
+
+
+def test_a_cell_magic_after_leading_blank_lines_is_the_cell_s_magic(tmp_path):
+    """IPython drops a cell's leading blank lines, and the split its tab mark: the first
+    line left decides whether the cell is a %%bash cell (not Python) or Python."""
+    write_book(tmp_path, {"chap/sec.md": md(DECLARE, "# Titre", """
+        ```{.python .input}
+
+        %%bash
+        echo "$HOME" | wc -c
+        ```
+
+        ```{.python .input}
+
+
+        %%tab pytorch
+        x = 1
+        ```
+
+        ```{.python .input}
+        %%tab mxnet
+
+        %%bash
+        echo "mxnet"
+        ```
+    """)})
+    assert problems_of(tmp_path) == []
+    book, _ = parse_book(load_config(tmp_path))
+    (section,) = [s for s in book.pages() if s.display_path == S]
+    cells = {tab: [c.source for c in split_section(section, tab).cells if c.cell_type == "code"]
+             for tab in ("pytorch", "mxnet")}
+    assert cells == {"pytorch": ['%%bash\necho "$HOME" | wc -c', "x = 1"],
+                     "mxnet": ['%%bash\necho "mxnet"']}
 
 
 def test_book_tabs_come_from_config(tmp_path):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import copy
+import dataclasses
 import errno
 import io
 import os
@@ -57,8 +58,8 @@ def runtime(version: str = "2.13.0+cpu") -> Runtime:
 class Book:
     """A one-tab book written in a temporary folder, and the plan of its eval."""
 
-    def __init__(self, root: Path, files: dict[str, str] | None = None):
-        self.root = write_book(root, {"chap/sec.md": SECTION, **(files or {})}, ONE_TAB)
+    def __init__(self, root: Path, files: dict[str, str] | None = None, config: str = ONE_TAB):
+        self.root = write_book(root, {"chap/sec.md": SECTION, **(files or {})}, config)
         (root / "d2l").mkdir(exist_ok=True)
         (root / "d2l" / "torch.py").write_text("# torch library\n")
         self.config = load_config(root)
@@ -151,6 +152,23 @@ def test_a_damaged_executed_notebook_is_written_again(tmp_path, damage):
     assert row.verdict == "CPU section"
 
 
+@pytest.mark.parametrize("lang, mark", [("en", "\\[value not computed: y + 1\\]"),
+                                        ("fr", "\\[valeur non calculée : y + 1\\]")])
+def test_a_value_not_computed_is_marked_in_the_book_s_language(tmp_path, lang, mark):
+    """The executed notebook (which the launch notebooks copy) marks a value its run did
+    not compute in the words of the book's ``[project] lang``."""
+    section = SECTION + "\nIl vaut :eval:`y + 1`.\n"
+    book = Book(tmp_path, {"chap/sec.md": section}, ONE_TAB.replace("lang = fr", f"lang = {lang}"))
+    planned = book.section(book.plan())
+    (cell_id,) = [c.id for c in planned.task.notebook.cells if c.cell_type == "code"]
+    record = dataclasses.replace(ran_record(planned), values=(
+        {"after": cell_id, "expression": "y + 1", "error": "NameError: name 'y' is not defined"},))
+    write_cache(book.record_path, record)
+    assert book.evaluate(book.plan()).count(Status.CACHED) == 1
+    executed = nbformat.read(book.executed_path, as_version=4)
+    assert executed.cells[-1].source == f"Il vaut {mark}."
+
+
 def test_the_plan_is_made_once_and_immutable(tmp_path):
     book = Book(tmp_path)
     plan = book.plan()
@@ -164,7 +182,8 @@ def test_the_plan_is_made_once_and_immutable(tmp_path):
 
 def freeze_from(book: Book, planned: Planned, version: str) -> None:
     """The frozen notebook a GPU node with `version` of the framework would commit."""
-    notebook = ran_record(planned, version).merged_into(planned.task.notebook)
+    notebook = ran_record(planned, version).merged_into(planned.task.notebook,
+                                                          book.config.project.language)
     notebook.metadata["tabbook"][KEY] = frozen_key(planned.task, "# torch library\n", version)
     path = book.root / "frozen" / "pytorch" / "chap" / "sec.ipynb"
     path.parent.mkdir(parents=True)
@@ -278,7 +297,8 @@ def test_a_result_the_disk_refuses_fails_that_notebook_at_its_file(tmp_path, mon
                                                           book.record_path))
     notebook = copy.deepcopy(planned.task.notebook)   # as the kernel ran it: the probe last
     notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
-    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10)
+    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10,
+                        language=book.config.project.language)
     execution = executor._saved(planned, notebook, [], 1.5)
     assert execution.status is Status.FAILED and execution.record is None
     assert execution.message == (
@@ -307,7 +327,8 @@ def test_a_bug_in_the_executor_is_raised_not_swallowed(tmp_path, monkeypatch):
     the build), instead of dropping its notebooks and passing."""
     book = Book(tmp_path)
     planned = book.section(book.plan())
-    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10)
+    executor = Executor(book.layout, {"pytorch": runtime()}, [], jobs=1, timeout=10,
+                        language=book.config.project.language)
 
     def broken(*_):
         raise RuntimeError("a bug")

@@ -14,6 +14,7 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, md, pinned_version, with_build_system, write_book
+from tabbook.core.language import ENGLISH_LANGUAGE
 
 SECTION = "chapters/chap/sec.md"
 
@@ -306,12 +307,15 @@ def test_kernels_side_by_side_share_the_cores(tmp_path, monkeypatch):
     monkeypatch.delenv("OMP_NUM_THREADS", raising=False)
     monkeypatch.setattr(os, "cpu_count", lambda: 8)
     layout = Layout(tmp_path)
-    alone = Executor(layout, {}, [], jobs=1, timeout=10)._environment([])
-    shared = Executor(layout, {}, [], jobs=2, timeout=10)._environment([])
+
+    def environment(jobs: int) -> dict[str, str]:
+        return Executor(layout, {}, [], jobs=jobs, timeout=10,
+                        language=ENGLISH_LANGUAGE)._environment([])
+    alone, shared = environment(1), environment(2)
     assert "OMP_NUM_THREADS" not in alone
     assert shared["OMP_NUM_THREADS"] == shared["TF_NUM_INTRAOP_THREADS"] == "4"
     monkeypatch.setenv("OMP_NUM_THREADS", "3")
-    assert Executor(layout, {}, [], jobs=2, timeout=10)._environment([])["OMP_NUM_THREADS"] == "3"
+    assert environment(2)["OMP_NUM_THREADS"] == "3"
 
 
 def test_a_result_that_cannot_be_saved_fails_its_notebook_and_the_others_still_run(project):
@@ -361,3 +365,45 @@ def test_a_process_the_code_leaves_behind_is_killed_and_told(project):
     finally:
         if alive(pid):
             os.kill(pid, signal.SIGKILL)
+
+
+def test_a_bug_in_the_build_s_own_hooks_is_a_bug_not_a_failed_notebook(tmp_path, monkeypatch,
+                                                                          pythons):
+    """nbclient runs the build's hooks inside a notebook's run: an exception of theirs ends
+    the eval as a bug of the build (its traceback, status 2), while an error of the
+    notebook's code still fails that notebook only."""
+    import io
+
+    from test_evaluate import Book, runtime
+    from tabbook.cli.console import Console
+    from tabbook.cli.main import reporting
+    from tabbook.execution import execute
+    from tabbook.execution.kernels import write_kernel_spec
+    from tabbook.execution.tasks import Status
+
+    book = Book(tmp_path)
+    write_kernel_spec(book.layout.jupyter_data, "tabbook-pytorch", pythons["pytorch"],
+                      "Python 3 (pytorch)", {})
+
+    def run(code: str) -> tuple[int, str, list]:
+        edit(tmp_path, (tmp_path / SECTION).read_text().replace("x = 6 * 7", code))
+        executor = execute.Executor(book.layout, {"pytorch": runtime()}, [], jobs=1,
+                                    timeout=60, language=book.config.project.language)
+        console, executions = Console(io.StringIO(), io.StringIO()), []
+        status = reporting(lambda: len(executions.extend(
+            executor.run(list(book.plan().queue))) or []), console)
+        return status, console.err.getvalue(), executions
+
+    status, err, executions = run("x = 1 / 0")   # the notebook's own error
+    assert status == 0 and err == ""
+    assert [e.status for e in executions] == [Status.FAILED]
+    assert "ZeroDivisionError" in executions[0].message
+
+    def broken(self, cell, cell_index, **_):
+        raise AttributeError("a bug in the build's hook")
+    monkeypatch.setattr(execute._Hooks, "cell_executed", broken)
+    status, err, executions = run("x = 6 * 7")
+    assert status == 2 and executions == []
+    assert "AttributeError: a bug in the build's hook" in err and "Traceback" in err
+    assert "this is a bug of the build system" in err
+    assert not book.record_path.exists() and not book.executed_path.exists()

@@ -18,6 +18,7 @@ import pytest
 from pypdf import PdfReader
 
 from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_system, write_book
+from tabbook.core.language import language_of
 from tabbook.core.model import METADATA_KEY
 from tabbook.notebooks.inline import collect_values, with_evaluating_cells, with_values
 from tabbook.output.typography import french
@@ -194,12 +195,15 @@ def test_a_title_or_a_statement_is_a_check_error(book):
                for p in problems)
 
 
-def test_values_are_escaped_in_markdown_and_missing_ones_marked():
+@pytest.mark.parametrize("lang, mark", [("fr", "\\[valeur non calculée : y\\]"),
+                                        ("en", "\\[value not computed: y\\]"),
+                                        ("zh", "\\[未计算的值：y\\]")])
+def test_values_are_escaped_in_markdown_and_missing_ones_marked(lang, mark):
+    """The mark of a value not computed is in the book's language."""
     values = {("c1", "x"): {"value": "a*b_[c]"}, ("c1", "y"): {"error": "NameError: y"}}
     text = with_values("Voir :eval:`x`, puis :eval:`y` et `:eval:`z``.", "c1",
-                       lambda *key: values.get(key))
-    assert text == ("Voir a\\*b\\_\\[c\\], puis \\[valeur non calculée : y\\] et "
-                    "`:eval:`z``.")
+                       lambda *key: values.get(key), language_of(lang)[0])
+    assert text == f"Voir a\\*b\\_\\[c\\], puis {mark} et `:eval:`z``."
 
 
 def test_evaluating_cells_go_once_run_and_counts_are_renumbered():

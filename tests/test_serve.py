@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from conftest import CONFIG, Visitor, md, with_build_system, write_book
+from tabbook.core.language import language_of
 from tabbook.output.serve import Preview, _Server
 from test_execute import alive, kernels_of
 
@@ -368,7 +369,7 @@ def quiet_server(tmp_path):
     """The preview's server on a two-page site (no build); its URL."""
     (tmp_path / "index.html").write_text("<html><body><p>Accueil</p></body></html>")
     (tmp_path / "damaged.html").write_bytes(b"<p>caf\xe9</p></body>")   # not UTF-8
-    server = _Server(0, Preview(tmp_path))
+    server = _Server(0, Preview(tmp_path), language_of("fr")[0])
     threading.Thread(target=server.serve_forever, daemon=True).start()
     yield f"http://127.0.0.1:{server.server_address[1]}"
     server.shutdown()
@@ -394,6 +395,26 @@ def test_odd_urls_get_an_error_status_and_no_traceback(quiet_server, capsys):
     assert capsys.readouterr().err == ""
 
 
+@pytest.mark.parametrize("lang, title, text", [
+    ("en", "Page not found", "This page does not exist (yet) in the built book."),
+    ("fr", "Page introuvable", "Cette page n'existe pas (encore) dans le livre construit."),
+])
+def test_a_missing_page_says_so_in_the_book_s_language(tmp_path, lang, title, text):
+    server = _Server(0, Preview(tmp_path), language_of(lang)[0])
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        with pytest.raises(urllib.error.HTTPError) as missing:
+            urllib.request.urlopen(f"http://127.0.0.1:{server.server_address[1]}/x.html",
+                                   timeout=10)
+        page = missing.value.read().decode("utf-8")
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert missing.value.code == 404
+    assert f'<html lang="{lang}">' in page and f"<h1>{title}</h1>" in page and text in page
+    assert "__preview.js" in page   # it reloads itself once a build makes it
+
+
 def test_an_overlong_path_is_a_404_without_traceback(quiet_server, capsys):
     long = "/" + "a" * 10_000   # longer than any file name the OS takes (ENAMETOOLONG)
     statuses = {path: status_of(quiet_server + path) for path in (
@@ -404,7 +425,7 @@ def test_an_overlong_path_is_a_404_without_traceback(quiet_server, capsys):
 
 def test_a_burst_of_connections_is_queued_not_dropped(tmp_path):
     (tmp_path / "index.html").write_text("<html><body><p>Accueil</p></body></html>")
-    with _Server(0, Preview(tmp_path)) as server:   # closed at the end
+    with _Server(0, Preview(tmp_path), language_of("fr")[0]) as server:   # closed at the end
         # Before the server accepts any: the kernel's queue holds them all, none is dropped
         # (a dropped one would be tried again by the client only after 1 s, then 3, 7…).
         burst = [socket.create_connection(server.server_address, timeout=0.5)

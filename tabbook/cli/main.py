@@ -223,7 +223,8 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
         return Rebuilt(served_site(root, args.tab), (), time.monotonic() - started)
 
     try:
-        serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console)
+        serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console,
+              config.project.language)
     except KeyboardInterrupt:
         console.stopped()
     return 0

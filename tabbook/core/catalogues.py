@@ -50,6 +50,10 @@ FRENCH = {
     "missing_value": "[valeur non calculée : {expression}]",
     "output_cut": "[… sortie tronquée : {size} Mo en tout ; seuls son début et sa fin sont "
                   "montrés (au plus {kept} caractères chacun) …]",
+    # -- the live preview's page for a file not (yet) built
+    "page_missing": "Page introuvable",
+    "page_missing_text": "Cette page n'existe pas (encore) dans le livre construit. Elle se "
+    "rechargera d'elle-même dès qu'une construction la produira.",
     # -- references (:numref:) and citations
     "ref_chapter": "chapitre {number}",
     "ref_section": "section {number}",
@@ -151,6 +155,9 @@ ENGLISH = {
     "missing_value": "[value not computed: {expression}]",
     "output_cut": "[… output cut: {size} MB in all; only its beginning and end are shown "
                   "(at most {kept} characters each) …]",
+    "page_missing": "Page not found",
+    "page_missing_text": "This page does not exist (yet) in the built book. It will reload "
+    "by itself as soon as a build makes it.",
     "ref_chapter": "Chapter {number}",
     "ref_section": "Section {number}",
     "ref_figure": "Fig. {number}",
@@ -246,6 +253,8 @@ CHINESE = {
     "output_figure": "代码生成的图",
     "missing_value": "[未计算的值：{expression}]",
     "output_cut": "[… 输出已截断：共 {size} MB；只显示开头和结尾（各不超过 {kept} 个字符）…]",
+    "page_missing": "找不到页面",
+    "page_missing_text": "构建好的书中（还）没有这个页面。一旦构建生成了它，页面会自动重新加载。",
     "ref_chapter": "第{number}章",
     "ref_section": "{number}节",
     "ref_figure": "图{number}",

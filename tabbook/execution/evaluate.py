@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
+from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..notebooks.inline import value_problems
@@ -196,9 +197,11 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
     """Carry out `plan`: write the notebooks no kernel runs, run the others, report,
     freeze (--freeze), remove what removed sections left. Ctrl-C stops every kernel
     and raises KeyboardInterrupt."""
-    written = [write_planned(layout, planned) for planned in plan.planned if not planned.runs]
+    language = config.project.language
+    written = [write_planned(layout, planned, language)
+               for planned in plan.planned if not planned.runs]
     executor = Executor(layout, plan.runtimes, list(plan.gpus), plan.jobs,
-                        config.execute.timeout, on_event)
+                        config.execute.timeout, language, on_event)
     ran = executor.run(list(plan.queue))
     order = {id(p.task): number for number, p in enumerate(plan.planned)}
     executions = sorted([*written, *ran], key=lambda e: order[id(e.task)])
@@ -210,7 +213,8 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
         # The GPU job freezes no section that may not have computed on a GPU.
         doubtful = {(row.section, row.framework) for row in report.doubtful}
         frozen = freeze(layout, [e for e in executions if not (
-            options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)])
+            options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)],
+            language)
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
     return EvalResult(tuple(executions), report, markdown, frozen,
                       prune(layout, plan), failed, inline_problems(executions),
@@ -249,7 +253,7 @@ def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:
     return tuple(sorted(problems))
 
 
-def write_planned(layout: Layout, planned: Planned) -> Execution:
+def write_planned(layout: Layout, planned: Planned, language: Language) -> Execution:
     """The execution of a task no kernel runs: its executed notebook is written from
     the cache or the frozen store (a notebook without code gets its record cached);
     FAILED if that cannot be written."""
@@ -258,9 +262,9 @@ def write_planned(layout: Layout, planned: Planned) -> Execution:
     def write() -> None:
         if planned.outcome is Status.NO_CODE and read_cache(
                 layout.cache_record(planned.task.tab, planned.task.section)) != record:
-            save(layout, planned, record)
+            save(layout, planned, record, language)
         elif record is not None:
-            write_executed(layout, planned, record)
+            write_executed(layout, planned, record, language)
     return stored(planned, planned.outcome, record, write)
 
 

@@ -28,11 +28,12 @@ from typing import Callable
 import nbformat
 
 from ..core.files import write_notebook_if_changed
+from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
 from ..notebooks.inline import collect_values, with_evaluating_cells
 from .devices import PROBE, read_probe
-from .failures import failure_message, kernel_log, save_failure_message
+from .failures import failure_message, kernel_errors, kernel_log, save_failure_message
 from .kernels import Gpu, Runtime, jupyter_environment, kernel_manager_class
 from .leftovers import MARKER, end_leftovers
 from .record import ExecutionRecord, kernel_metadata, provenance, write_cache
@@ -42,21 +43,24 @@ from .tasks import (Event, Execution, Finished, Leftovers, Planned, Running, Sta
 TICK_SECONDS = 1.0
 
 
-def write_executed(layout: Layout, planned: Planned, record: ExecutionRecord) -> None:
-    """Write the executed notebook of `planned` from `record` (only if its bytes change)."""
+def write_executed(layout: Layout, planned: Planned, record: ExecutionRecord,
+                   language: Language) -> None:
+    """Write the executed notebook of `planned` from `record` (only if its bytes change),
+    its prose in the book's `language`."""
     task = planned.task
-    notebook = record.merged_into(task.notebook)
+    notebook = record.merged_into(task.notebook, language)
     if planned.frozen is not None:
         notebook.metadata[METADATA_KEY]["frozen"] = nbformat.from_dict(planned.frozen.metadata())
     write_notebook_if_changed(layout.executed(task.tab, task.section), notebook)
 
 
-def save(layout: Layout, planned: Planned, record: ExecutionRecord) -> None:
+def save(layout: Layout, planned: Planned, record: ExecutionRecord,
+         language: Language) -> None:
     """Cache `record`, then write the executed notebook from it."""
     # The record first: should the build stop in between, the next eval writes
     # the notebook from it.
     write_cache(layout.cache_record(planned.task.tab, planned.task.section), record)
-    write_executed(layout, planned, record)
+    write_executed(layout, planned, record, language)
 
 
 def stored(planned: Planned, status: Status, record: ExecutionRecord | None,
@@ -74,12 +78,37 @@ def stored(planned: Planned, status: Status, record: ExecutionRecord | None,
 
 
 @dataclass
+class _Hooks:
+    """What nbclient calls back while it runs a notebook (the build's code, not the
+    notebook's): the running cell and when it started, each cell's duration, the kernel's
+    pid (for `Executor.stop`)."""
+    holder: dict
+    index: int | None = None
+    start: float = field(default_factory=time.monotonic)
+    client: object = None
+
+    def cell_started(self, cell, cell_index: int, **_) -> None:
+        self.index, self.start = cell_index, time.monotonic()
+
+    def cell_executed(self, cell, cell_index: int, **_) -> None:
+        cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = round(
+            time.monotonic() - self.start, 3)
+
+    def kernel_started(self, notebook, **_) -> None:
+        provisioner = getattr(self.client.km, "provisioner", None)
+        self.holder["pid"] = getattr(provisioner, "pid", None) or getattr(
+            getattr(provisioner, "process", None), "pid", None)
+
+
+@dataclass
 class Executor:
     layout: Layout
     runtimes: dict[str, Runtime]
     gpus: list[Gpu]
     jobs: int
     timeout: int
+    language: Language
+    """The book's: the executed notebooks' marks of values not computed are in it."""
     on_event: Callable[[Event], None] = lambda event: None
     _executions: list[Execution] = field(default_factory=list)
     _running: dict = field(default_factory=dict)     # task label -> (start, kernel pid holder)
@@ -198,42 +227,28 @@ class Executor:
         notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         target = self.layout.executed(task.tab, task.section)
         target.parent.mkdir(parents=True, exist_ok=True)
-        started = time.monotonic()
-        current = {"index": None, "start": started}
-        holder: dict = {}
-
-        def on_cell_start(cell, cell_index):
-            current["index"], current["start"] = cell_index, time.monotonic()
-
-        def on_cell_executed(cell, cell_index, **_):
-            cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = round(
-                time.monotonic() - current["start"], 3)
-
-        def on_notebook_start(notebook):
-            provisioner = getattr(client.km, "provisioner", None)
-            holder["pid"] = getattr(provisioner, "pid", None) or getattr(
-                getattr(provisioner, "process", None), "pid", None)
-
-        client = NotebookClient(
-            notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
-            kernel_manager_class=self._kernel_manager,
-            resources={"metadata": {"path": str(target.parent)}},
-            on_cell_start=on_cell_start, on_cell_executed=on_cell_executed,
-            on_notebook_start=on_notebook_start)
-        with self._condition:
-            self._running[task.label] = (started, holder)
-        self.on_event(Started(task, tuple(granted)))
         # Every process the kernel starts inherits this run's mark, even in a session
         # of its own: what still has it once the kernel is gone was left behind.
         mark = uuid.uuid4().hex
+        environment = {**self._environment(granted), MARKER: mark}
+        started = time.monotonic()
+        hooks = _Hooks({})
+        client = hooks.client = NotebookClient(
+            notebook, timeout=self.timeout, kernel_name=runtime.kernel_name,
+            kernel_manager_class=self._kernel_manager,
+            resources={"metadata": {"path": str(target.parent)}},
+            on_cell_start=hooks.cell_started, on_cell_executed=hooks.cell_executed,
+            on_notebook_start=hooks.kernel_started)
+        with self._condition:
+            self._running[task.label] = (started, hooks.holder)
+        self.on_event(Started(task, tuple(granted)))
         # The kernel's own output (its log, a crash's last words) goes to a file, not
         # the build's terminal: a timeout's shutdown logs ZMQ errors there.
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
             try:
-                client.execute(env={**self._environment(granted), MARKER: mark},
-                               stdout=log, stderr=log)
-            except Exception as error:   # a cell failed, or the kernel died or was killed
-                return self._failure(planned, notebook, current["index"], started, error,
+                client.execute(env=environment, stdout=log, stderr=log)
+            except kernel_errors() as error:   # the notebook's code or its kernel failed
+                return self._failure(planned, notebook, hooks.index, started, error,
                                      kernel_log(log))
             finally:
                 # nbclient registers a clean-up at exit that fails once the kernel is gone.
@@ -276,4 +291,5 @@ class Executor:
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
         book_metadata["values"] = values
         record = ExecutionRecord.from_notebook(notebook, planned.key)
-        return stored(planned, Status.RAN, record, lambda: save(self.layout, planned, record))
+        return stored(planned, Status.RAN, record,
+                      lambda: save(self.layout, planned, record, self.language))

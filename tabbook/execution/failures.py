@@ -30,6 +30,19 @@ def kernel_log(log: IO[str]) -> list[str]:
     return [line for line in log.read().split("\n") if line.strip()][-SHOWN_LINES:]
 
 
+def kernel_errors() -> tuple[type[Exception], ...]:
+    """What running a notebook raises when its code or its kernel fails: a cell's error, a
+    timeout, a kernel that died, did not start or is not installed (the kernel manager's
+    RuntimeError, OSError, NoSuchKernel), its sockets closed under it. Anything else comes
+    from the build's own code: a bug, reported as one."""
+    from jupyter_client.kernelspec import NoSuchKernel
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from zmq import ZMQError
+
+    return (CellExecutionError, CellTimeoutError, DeadKernelError, NoSuchKernel, RuntimeError,
+            OSError, ZMQError)
+
+
 def reason_of(error: Exception, timeout: int) -> tuple[str | None, bool]:
     """What the error says (None for a cell's own error, read from its outputs), and
     whether the kernel's log tells more (it died, or failed to start)."""

@@ -22,6 +22,7 @@ from pathlib import Path
 from ..bootstrap.errors import BookError
 from ..bootstrap.records import key_of
 from ..core.files import read_notebook, write_notebook_if_changed
+from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
 from .record import ExecutionRecord
@@ -74,7 +75,7 @@ class FreezeResult:
     """Frozen sections that declare #gpus(N) but computed on the CPU."""
 
 
-def freeze(layout: Layout, executions: list[Execution]) -> FreezeResult:
+def freeze(layout: Layout, executions: list[Execution], language: Language) -> FreezeResult:
     """Write every successful execution that ran code into ``frozen/``, under the frozen
     key its plan gave it; the failed ones keep their previous frozen notebook."""
     result = FreezeResult([], [], [])
@@ -84,7 +85,7 @@ def freeze(layout: Layout, executions: list[Execution]) -> FreezeResult:
                 record.cells or record.values):
             continue   # failed, skipped, or prose only: nothing to freeze
         task = execution.task
-        notebook = record.merged_into(task.notebook)
+        notebook = record.merged_into(task.notebook, language)
         notebook.metadata[METADATA_KEY][KEY] = execution.planned.frozen_key
         target = layout.frozen(task.tab, task.section)
         (result.written if write_notebook_if_changed(target, notebook)

@@ -16,6 +16,7 @@ from typing import Any, Mapping
 import nbformat
 
 from ..bootstrap.records import conforms, read_record, write_record
+from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..notebooks.inline import values_by_key, with_values
 from .kernels import Runtime
@@ -73,8 +74,10 @@ class ExecutionRecord:
                    provenance, cell_results(notebook),
                    tuple(dict(v) for v in book_metadata.get("values", [])))
 
-    def merged_into(self, notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
-        """A copy of the split `notebook` with this record's outputs, timings, provenance.
+    def merged_into(self, notebook: nbformat.NotebookNode,
+                    language: Language) -> nbformat.NotebookNode:
+        """A copy of the split `notebook` with this record's outputs, timings, provenance,
+        and its ``:eval:`` values (a value not computed marked in the book's `language`).
 
         As jupyter-cache's merge_match_into_notebook: prose, headings and .md lines
         come from today's split, outputs from the run whose key matches (same code,
@@ -85,7 +88,8 @@ class ExecutionRecord:
         for cell in merged.cells:
             if cell.cell_type == "markdown":   # its :eval: roles become their values
                 if ":eval:" in cell.source:
-                    cell.source = with_values(cell.source, after, lambda *key: values.get(key))
+                    cell.source = with_values(cell.source, after,
+                                              lambda *key: values.get(key), language)
                 continue
             after = cell.id
             result = self.cells.get(cell.id)

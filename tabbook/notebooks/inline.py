@@ -20,6 +20,7 @@ from typing import Protocol
 
 import nbformat
 
+from ..core.language import Language
 from ..core.model import METADATA_KEY, CellKind, Problem, Section
 from ..source.roles import located_tokens, prose_tokens, source_spans
 
@@ -30,9 +31,6 @@ class CodeCell(Protocol):
 
 MARKER = "tabbook-inline-values:"
 """What the evaluating cell prints before its JSON, so that nothing else is read as it."""
-MISSING = "[valeur non calculée : {expression}]"
-"""What a page or notebook shows for a value that could not be computed: never a
-blank, never a stale value."""
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|$~])")
 
 
@@ -165,16 +163,17 @@ def computed_value(entry: Mapping | None) -> str | None:
     return entry["value"] if entry is not None and "value" in entry else None
 
 
-def with_values(text: str, after: str, lookup: ValueLookup) -> str:
+def with_values(text: str, after: str, lookup: ValueLookup, language: Language) -> str:
     """A notebook's Markdown `text` (the prose after code cell `after`) with each
-    ``:eval:`` role replaced by its value, escaped so that Markdown shows it as is."""
+    ``:eval:`` role replaced by its value, escaped so that Markdown shows it as is; a value
+    not computed is the book's language's visible mark, never a blank or a stale value."""
     edits = [(start, end, token.meta["content"].strip())
              for token, start, end in source_spans(prose_tokens(text), text) if is_inline(token)]
     for start, end, expression in reversed(edits):
         value = computed_value(lookup(after, expression))
-        shown = _MARKDOWN_SPECIAL.sub(r"\\\1", MISSING.format(expression=expression)
-                                      if value is None else value)
-        text = text[:start] + shown + text[end:]
+        if value is None:
+            value = language.text("missing_value", expression=expression)
+        text = text[:start] + _MARKDOWN_SPECIAL.sub(r"\\\1", value) + text[end:]
     return text
 
 

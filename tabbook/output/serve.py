@@ -12,6 +12,7 @@ only while it rebuilds); this module prints nothing: it tells `events`.
 """
 from __future__ import annotations
 
+import html
 import http.server
 import json
 import queue
@@ -25,7 +26,9 @@ from urllib.parse import unquote, urlsplit
 import watchfiles
 
 from ..bootstrap.errors import BookError
+from ..core.language import Language
 from ..core.layout import Layout
+from .typography import typeset
 
 HOST = "127.0.0.1"
 """The only address the preview listens on: it is for the author's own browser."""
@@ -36,13 +39,16 @@ MAX_PORT = 65535
 KEEPALIVE_SECONDS = 15.0
 """How often an idle event stream is written to (and a closed one noticed)."""
 
-MISSING_PAGE = """<!DOCTYPE html>
-<html lang="fr"><head><meta charset="utf-8"><title>Page introuvable</title></head>
-<body><h1>Page introuvable</h1>
-<p>Cette page n'existe pas (encore) dans le livre construit. Elle se rechargera d'elle-même
-dès qu'une construction la produira.</p>
-</body></html>
-"""
+
+
+def missing_page(language: Language) -> str:
+    """The page served for a file the built site lacks, in the book's language."""
+    def say(key: str) -> str:
+        return html.escape(typeset(language.text(key), language), quote=False)
+    return (f'<!DOCTYPE html>\n<html lang="{html.escape(language.tag)}"><head>'
+            f'<meta charset="utf-8"><title>{say("page_missing")}</title></head>\n'
+            f'<body><h1>{say("page_missing")}</h1>\n<p>{say("page_missing_text")}</p>\n'
+            "</body></html>\n")
 
 
 class ServeError(BookError):
@@ -114,8 +120,9 @@ class _Server(http.server.ThreadingHTTPServer):
     # kernel's queue; beyond it the client would try again only after 1 s, then 3, 7…
     request_queue_size = 128
 
-    def __init__(self, port: int, preview: Preview):
+    def __init__(self, port: int, preview: Preview, language: Language):
         self.preview = preview
+        self.missing_page = missing_page(language)
         super().__init__((HOST, port), _Handler)
 
     def handle_error(self, request, client_address) -> None:
@@ -163,7 +170,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         try:   # a damaged page is served damaged (a rebuild makes it again), not as an error
             status, text = 200, file.read_bytes().decode("utf-8", "replace")
         except OSError:   # no such page, a folder, or a name too long for the OS
-            status, text = 404, MISSING_PAGE
+            status, text = 404, self.server.missing_page
         tag = (f'<script src="{SCRIPT_PATH}" data-generation="{self.server.preview.generation}"'
                "></script>\n")
         head, body_end, tail = text.rpartition("</body>")
@@ -234,16 +241,17 @@ def batches(found: queue.Queue, stop: threading.Event) -> Iterator[list[Path]]:
 
 
 def serve(layout: Layout, port: int, site: Path, watched: list[Path],
-          rebuild: Callable[[list[Path]], Rebuilt], events: Events) -> None:
+          rebuild: Callable[[list[Path]], Rebuilt], events: Events, language: Language) -> None:
     """Build, serve `site` on 127.0.0.1:`port` (0: a free port), rebuild whenever a file
     under `watched` changes (the build's own outputs aside); until Ctrl-C, whose
-    KeyboardInterrupt reaches the caller once the server is closed."""
+    KeyboardInterrupt reaches the caller once the server is closed. A page the site lacks
+    says so in the book's `language`."""
     if not 0 <= port <= MAX_PORT:
         raise ServeError(f"--port {port}: a port is a number from 0 to {MAX_PORT} "
                          "(0: any free one)")
     preview = Preview(site)
     try:
-        server = _Server(port, preview)
+        server = _Server(port, preview, language)
     except OSError as err:
         raise ServeError(f"cannot listen on {HOST}:{port} ({err.strerror}) — choose another "
                          "port with --port, or --port 0 for any free one") from err

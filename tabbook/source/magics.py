@@ -38,6 +38,28 @@ LOAD_EXT = re.compile(r"^\s*%load_ext\s+(?!d2lbook\.tab\b)\S", re.M)
 
 
 @dataclass(frozen=True)
+class CellMagic:
+    index: int
+    """0-based line in the cell's source."""
+    name: str
+    """``bash`` for ``%%bash -e``; empty for a bare ``%%``."""
+    line: str
+    """The line, indentation aside."""
+
+
+def cell_magic(lines: list[str]) -> CellMagic | None:
+    """The cell magic of a cell's code, found as IPython finds it: on its first line that is
+    not blank, indentation aside (IPython drops leading blank lines and dedents the first
+    line). A tab mark counts as blank: the split removes it. The one detector of the build."""
+    for index, line in enumerate(lines):
+        text = line.strip()
+        if text and not TAB_MARK.match(text):
+            found = CELL_MAGIC.match(text)
+            return CellMagic(index, found.group(1), text) if found else None
+    return None
+
+
+@dataclass(frozen=True)
 class MagicIssue:
     index: int
     """0-based line in the cell's source."""
@@ -52,14 +74,10 @@ def loads_extension(sources: list[str]) -> bool:
 
 def unknown_magics(source: str) -> list[MagicIssue]:
     """The magics of a cell's code that IPython does not know, each with its fix."""
-    # A tab mark inside a cell (d2lbook's older dialect) is no magic: resolving drops it.
-    lines = ["" if TAB_MARK.match(line.strip()) else line for line in source.split("\n")]
-    first = next((i for i, line in enumerate(lines) if line.strip()), None)
-    if first is None:
-        return []
-    cell = CELL_MAGIC.match(lines[first].strip())
+    lines = source.split("\n")
+    cell = cell_magic(lines)
     if cell:   # the whole cell is the magic's: not Python, no line magics to read
-        return [] if cell.group(1) in CELL_MAGICS else [_cell_issue(first, lines[first].strip())]
+        return [] if cell.name in CELL_MAGICS else [_cell_issue(cell.index, cell.line)]
     issues = []
     for index, line in enumerate(lines):
         found = LINE_MAGIC.match(line)

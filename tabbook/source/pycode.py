@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from .branches import (TAB_MARK, Branch, CodeIssue, Difference, Resolved, d2lbook_reading,
                        difference, indent, is_tab_call, is_tab_test, plan, python_reading,
                        tab_names)
+from .magics import cell_magic
 
 # Cell magics whose body is Python; other cell magics (%%bash...) are opaque.
 PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "debug"}
@@ -43,11 +44,11 @@ def mask_magics(lines: list[str]) -> tuple[list[str], bool]:
     cell is not).
     """
     masked = ["" if TAB_MARK.match(line.strip()) else line for line in lines]
-    if masked and masked[0].startswith("%%"):
-        name = masked[0][2:].split()[0] if masked[0][2:].split() else ""
-        if name not in PYTHON_CELL_MAGICS:
+    magic = cell_magic(lines)
+    if magic:
+        if magic.name not in PYTHON_CELL_MAGICS:
             return masked, False
-        masked[0] = ""
+        masked[magic.index] = ""
     for i, line in enumerate(masked):
         match = LINE_MAGIC.match(line)
         if match:
