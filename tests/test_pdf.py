@@ -537,7 +537,7 @@ def printed_again(root: Path, monkeypatch) -> int:
     """Prints of the PyTorch PDF of the book in `root` (0: kept), by a fake Chromium."""
     prints = []
 
-    def fake_print(page, document, draft):
+    def fake_print(page, document, draft, pages):
         prints.append(document)
         return Printed(b"%PDF-1.7 fake " * 1000, 3, 2, {}), 1
 

@@ -9,11 +9,12 @@ Chapters are <h1> and their sections <h2>, so that Chromium's outline (the PDF's
 bookmarks) nests them; references and the table of contents are links inside
 the document.
 
-Chromium has no CSS ``target-counter()``: the document is printed once, the
-page where each entry of the table of contents landed is read back from the
-PDF's named destinations (the ids the links point to), and it is printed again
-with those numbers. Their boxes have a fixed width, so the pages do not move;
-it is checked, and printed again if they did.
+Chromium has no CSS ``target-counter()``: the document is printed with the
+page numbers of the previous print (recorded in the PDF's stamp), and the page
+where each entry of the table of contents landed is read back from the PDF's
+named destinations (the ids the links point to). Where they are the numbers
+printed, one print was enough (the usual case after an edit); else it is printed
+again with those found. Their boxes have a fixed width, so the pages do not move.
 """
 from __future__ import annotations
 
@@ -256,32 +257,57 @@ def read_pdf(data: bytes) -> Printed:
 
 def whole_titles(data: bytes, headings: list[str]) -> bytes:
     """The PDF with its bookmarks titled as the headings they come from: Chromium drops
-    the space where a heading wraps. A bookmark is matched to its heading by its letters."""
-    from pypdf import PdfReader, PdfWriter
+    the space where a heading wraps. A bookmark is matched to its heading by its letters.
+    The bookmarks changed are appended as an incremental update (PDF 7.5.6): rewriting
+    the whole file with pypdf takes longer than Chromium takes to print it."""
+    from pypdf import PdfReader
     from pypdf.generic import NameObject, TextStringObject
 
     def letters(text: str) -> str:
         return re.sub(r"\s", "", text)
 
     whole = {letters(text): re.sub(r"[ \t\r\n]+", " ", text).strip() for text in headings}
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
-    outlines = writer.root_object.get("/Outlines")
+    reader = PdfReader(io.BytesIO(data))
+    outlines = reader.trailer["/Root"].get("/Outlines")
     root = outlines.get_object() if outlines else {}
-    pending = [root["/First"]] if "/First" in root else []
-    changed = False
+    pending = [root.raw_get("/First")] if "/First" in root else []
+    changed = {}
     while pending:
-        item = pending.pop().get_object()
-        pending += [item[key] for key in ("/First", "/Next") if key in item]
+        reference = pending.pop()
+        item = reference.get_object()
+        pending += [item.raw_get(key) for key in ("/First", "/Next") if key in item]
         title = str(item.get("/Title", ""))
         heading = whole.get(letters(title), title)
         if heading != title:
             item[NameObject("/Title")] = TextStringObject(heading)
-            changed = True
-    if not changed:
-        return data
-    rewritten = io.BytesIO()
-    writer.write(rewritten)
-    return rewritten.getvalue()
+            changed[reference.idnum] = (reference.generation, item)
+    return _updated(data, reader, changed) if changed else data
+
+
+def _updated(data: bytes, reader, objects: dict) -> bytes:
+    """`data` followed by an incremental update that replaces `objects` (number ->
+    (generation, object)): the objects, their cross-reference section and a trailer."""
+    update = io.BytesIO(b"\n")
+    update.seek(1)
+    offsets = {}
+    for number, (generation, value) in sorted(objects.items()):
+        offsets[number] = len(data) + update.tell()
+        update.write(f"{number} {generation} obj\n".encode())
+        value.write_to_stream(update)
+        update.write(b"\nendobj\n")
+    xref = len(data) + update.tell()
+    update.write(b"xref\n")
+    for number, (generation, _) in sorted(objects.items()):
+        update.write(f"{number} 1\n{offsets[number]:010d} {generation:05d} n \n".encode())
+    update.write(b"trailer\n<<")
+    for key in ("/Root", "/Info", "/ID"):
+        if key in reader.trailer:
+            update.write(f" {key} ".encode())
+            reader.trailer.raw_get(key).write_to_stream(update)
+    previous = int(re.findall(rb"startxref\s+(\d+)", data[-1024:])[-1])
+    size = max(reader.trailer["/Size"], max(objects) + 1)
+    update.write(f" /Size {size} /Prev {previous} >>\nstartxref\n{xref}\n%%EOF\n".encode())
+    return data + update.getvalue()
 
 
 def _print(page, document: Path) -> Printed:
@@ -303,14 +329,20 @@ def _print(page, document: Path) -> Printed:
                                           tagged=True), headings))
 
 
-def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Printed, int]:
-    """Print the document until the page numbers in its contents are the pages its
+def landed(printed: Printed, entries: list[Entry]) -> dict[str, int]:
+    """The page each entry of the contents is on in `printed` (0: nowhere)."""
+    return {entry.anchor: printed.destinations.get(entry.anchor, 0) for entry in entries}
+
+
+def print_until_settled(page, document: Path, draft: PrintLayout,
+                        pages: dict[str, int]) -> tuple[Printed, int]:
+    """Print the document, first with `pages` (anchor -> page number: a guess, such as
+    the previous print's), until the page numbers in its contents are the pages its
     entries are on; the PDF and the number of prints."""
-    pages: dict[str, int] = {}
     for prints in range(1, MAX_PRINTS + 1):
         atomic_write(document, draft.html(pages))
         printed = _print(page, document)
-        found = {e.anchor: printed.destinations.get(e.anchor, 0) for e in draft.entries}
+        found = landed(printed, draft.entries)
         if found == pages:
             return printed, prints
         pages = found
@@ -326,8 +358,16 @@ def _fingerprint(book: Book, config: Config, tab: str, layout: Layout) -> str:
     return fingerprint(config.root, book_files(book, config) | notebooks, tab)
 
 
-# What a PDF's stamp records besides the fingerprint of its inputs.
+# What a PDF's stamp records besides the fingerprint of its inputs; also "contents", the
+# page of each entry of its contents (anchor -> number), which the next print starts from.
 RECORD_FIELDS = {FINGERPRINT: str, "pages": int, "bookmarks": int, "pdf": str}
+
+
+def _previous_pages(record_path: Path) -> dict[str, int]:
+    """The page of each entry in the contents of the last PDF printed, or {} if unknown."""
+    record = read_record(record_path, {"contents": dict}) or {"contents": {}}
+    return {anchor: number for anchor, number in record["contents"].items()
+            if isinstance(number, int)}
 
 
 def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | None:
@@ -377,11 +417,13 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
                                      today or datetime.date.today())
                 page = browser.new_page()
                 printed, prints = print_until_settled(
-                    page, layout.print_folder(tab) / DOCUMENT, draft)
+                    page, layout.print_folder(tab) / DOCUMENT, draft,
+                    _previous_pages(record_path))
                 page.close()
                 atomic_write(path, printed.data)
                 write_stamp(record_path, inputs, pages=printed.pages,
-                            bookmarks=printed.bookmarks, pdf=file_hash(path))
+                            bookmarks=printed.bookmarks, pdf=file_hash(path),
+                            contents=landed(printed, draft.entries))
                 result = PdfResult(tab, path, printed.pages, printed.bookmarks,
                                    len(printed.data), prints, time.monotonic() - started)
             results.append(result)
