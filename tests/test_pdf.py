@@ -211,6 +211,32 @@ def check_contents_and_bookmarks(pdf: Pdf, chapters: list[tuple[str, list[str]]]
             assert children.get(section) == dict(contents)[section], (section, children)
 
 
+def test_bookmark_titles_are_mended_by_an_update_that_pypdf_reads_silently(tmp_path,
+                                                                           caplog):
+    """A bookmark whose title lost a space is retitled in an incremental update, which
+    pypdf and pdfium read; pypdf logs nothing, not even about a trailer whose /Size is
+    short, as Chromium's is in a long book (« Object count … exceeds defined trailer
+    size » used to reach the console)."""
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(3):
+        writer.add_blank_page(200, 200)
+    writer.add_outline_item("1 Uneligne", 0)
+    writer.add_outline_item("2 Entière", 2)
+    written = tmp_path / "written.pdf"
+    writer.write(written)
+    data = re.sub(rb"/Size \d+", b"/Size 3", written.read_bytes())
+    mended = pdf.whole_titles(data, ["1 Une\nligne", "2 Entière"])
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")], caplog.text
+    assert mended.startswith(data)   # appended: Chromium's bytes are kept
+    path = tmp_path / "mended.pdf"
+    path.write_bytes(mended)
+    assert [(b.title, b.page) for b in Pdf(path).bookmarks()] == [("1 Une ligne", 1),
+                                                                 ("2 Entière", 3)]
+    assert len(pypdfium2.PdfDocument(path)) == 3
+
+
 # -- a small book, written on the fly -----------------------------------------------
 LONG_LINE = "valeurs = [" + ", ".join(str(n) for n in range(100, 190)) + "]"
 # Wider than the page at the code's size, hyphenated: set smaller on one line, never
@@ -336,6 +362,32 @@ def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
         ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
     section = small_pdf.bookmarks()[1].children[1]
     assert [child.title for child in section.children] == ["1.2.1 Une partie"]
+
+
+@pytest.mark.browser
+def test_a_prose_edit_is_printed_once_and_its_contents_stay_right(tmp_path, caplog):
+    """Printed again after a sentence is edited, the PDF starts from the page numbers of
+    the previous print, which are still right: one print."""
+    ensure_test_tools()
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
+                                 "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO})
+    (root / "img").mkdir()
+    (root / "img" / "schema.svg").write_text(SCHEMA)
+
+    def printed() -> pdf.PdfResult:
+        config, book, layout = write_executed(root, executed)
+        result, = write_pdfs(book, config, number_book(book), ("pytorch",), layout)
+        return result
+
+    assert printed().prints == 2   # a first print: no numbers to start from
+    section = root / "chapters" / "chap" / "sec.md"
+    section.write_text(section.read_text().replace("Voir la :numref:", "On verra la :numref:"))
+    result = printed()
+    assert result.prints == 1
+    edited = Pdf(result.path)
+    assert "On verra la section 1.2" in _plain("\n".join(edited.texts))
+    check_contents_and_bookmarks(edited, [
+        ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
 
 
 @pytest.mark.browser
