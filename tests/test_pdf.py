@@ -32,6 +32,7 @@ from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output import pdf
 from tabbook.output.pdf import MARGINS, PdfError, Printed, write_pdfs
+from tabbook.output.bookmarks import whole_titles
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
 from test_html import parse_page
@@ -227,7 +228,7 @@ def test_bookmark_titles_are_mended_by_an_update_that_pypdf_reads_silently(tmp_p
     written = tmp_path / "written.pdf"
     writer.write(written)
     data = re.sub(rb"/Size \d+", b"/Size 3", written.read_bytes())
-    mended = pdf.whole_titles(data, ["1 Une\nligne", "2 Entière"])
+    mended = whole_titles(data, ["1 Une\nligne", "2 Entière"])
     assert not [r for r in caplog.records if r.name.startswith("pypdf")], caplog.text
     assert mended.startswith(data)   # appended: Chromium's bytes are kept
     path = tmp_path / "mended.pdf"
