@@ -32,6 +32,7 @@ from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output import pdf
 from tabbook.output.pdf import MARGINS, PdfError, Printed, write_pdfs
+from tabbook.output.bookmarks import whole_titles
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
 from test_html import parse_page
@@ -211,6 +212,32 @@ def check_contents_and_bookmarks(pdf: Pdf, chapters: list[tuple[str, list[str]]]
             assert children.get(section) == dict(contents)[section], (section, children)
 
 
+def test_bookmark_titles_are_mended_by_an_update_that_pypdf_reads_silently(tmp_path,
+                                                                           caplog):
+    """A bookmark whose title lost a space is retitled in an incremental update, which
+    pypdf and pdfium read; pypdf logs nothing, not even about a trailer whose /Size is
+    short, as Chromium's is in a long book (« Object count … exceeds defined trailer
+    size » used to reach the console)."""
+    from pypdf import PdfWriter
+
+    writer = PdfWriter()
+    for _ in range(3):
+        writer.add_blank_page(200, 200)
+    writer.add_outline_item("1 Uneligne", 0)
+    writer.add_outline_item("2 Entière", 2)
+    written = tmp_path / "written.pdf"
+    writer.write(written)
+    data = re.sub(rb"/Size \d+", b"/Size 3", written.read_bytes())
+    mended = whole_titles(data, ["1 Une\nligne", "2 Entière"])
+    assert not [r for r in caplog.records if r.name.startswith("pypdf")], caplog.text
+    assert mended.startswith(data)   # appended: Chromium's bytes are kept
+    path = tmp_path / "mended.pdf"
+    path.write_bytes(mended)
+    assert [(b.title, b.page) for b in Pdf(path).bookmarks()] == [("1 Une ligne", 1),
+                                                                 ("2 Entière", 3)]
+    assert len(pypdfium2.PdfDocument(path)) == 3
+
+
 # -- a small book, written on the fly -----------------------------------------------
 LONG_LINE = "valeurs = [" + ", ".join(str(n) for n in range(100, 190)) + "]"
 # Wider than the page at the code's size, hyphenated: set smaller on one line, never
@@ -336,6 +363,32 @@ def test_title_page_contents_and_bookmarks_of_a_small_book(small_pdf):
         ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
     section = small_pdf.bookmarks()[1].children[1]
     assert [child.title for child in section.children] == ["1.2.1 Une partie"]
+
+
+@pytest.mark.browser
+def test_a_prose_edit_is_printed_once_and_its_contents_stay_right(tmp_path, caplog):
+    """Printed again after a sentence is edited, the PDF starts from the page numbers of
+    the previous print, which are still right: one print."""
+    ensure_test_tools()
+    root = write_book(tmp_path, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
+                                 "chap/sec.md": SECTION_ONE, "chap/other.md": SECTION_TWO})
+    (root / "img").mkdir()
+    (root / "img" / "schema.svg").write_text(SCHEMA)
+
+    def printed() -> pdf.PdfResult:
+        config, book, layout = write_executed(root, executed)
+        result, = write_pdfs(book, config, number_book(book), ("pytorch",), layout)
+        return result
+
+    assert printed().prints == 2   # a first print: no numbers to start from
+    section = root / "chapters" / "chap" / "sec.md"
+    section.write_text(section.read_text().replace("Voir la :numref:", "On verra la :numref:"))
+    result = printed()
+    assert result.prints == 1
+    edited = Pdf(result.path)
+    assert "On verra la section 1.2" in _plain("\n".join(edited.texts))
+    check_contents_and_bookmarks(edited, [
+        ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
 
 
 @pytest.mark.browser
@@ -537,7 +590,7 @@ def printed_again(root: Path, monkeypatch) -> int:
     """Prints of the PyTorch PDF of the book in `root` (0: kept), by a fake Chromium."""
     prints = []
 
-    def fake_print(page, document, draft):
+    def fake_print(page, document, draft, pages):
         prints.append(document)
         return Printed(b"%PDF-1.7 fake " * 1000, 3, 2, {}), 1
 

@@ -9,11 +9,12 @@ Chapters are <h1> and their sections <h2>, so that Chromium's outline (the PDF's
 bookmarks) nests them; references and the table of contents are links inside
 the document.
 
-Chromium has no CSS ``target-counter()``: the document is printed once, the
-page where each entry of the table of contents landed is read back from the
-PDF's named destinations (the ids the links point to), and it is printed again
-with those numbers. Their boxes have a fixed width, so the pages do not move;
-it is checked, and printed again if they did.
+Chromium has no CSS ``target-counter()``: the document is printed with the
+page numbers of the previous print (recorded in the PDF's stamp), and the page
+where each entry of the table of contents landed is read back from the PDF's
+named destinations (the ids the links point to). Where they are the numbers
+printed, one print was enough (the usual case after an edit); else it is printed
+again with those found. Their boxes have a fixed width, so the pages do not move.
 """
 from __future__ import annotations
 
@@ -37,6 +38,7 @@ from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerpri
 from ..core.config import Config
 from ..core.layout import Layout
 from .chromium import full_temp_folder_reported, temp_room_error
+from .bookmarks import whole_titles
 from .markup import PageContext
 from .typography import typeset
 from ..core.language import Language
@@ -254,36 +256,6 @@ def read_pdf(data: bytes) -> Printed:
     return Printed(data, len(reader.pages), _count(reader.outline), destinations)
 
 
-def whole_titles(data: bytes, headings: list[str]) -> bytes:
-    """The PDF with its bookmarks titled as the headings they come from: Chromium drops
-    the space where a heading wraps. A bookmark is matched to its heading by its letters."""
-    from pypdf import PdfReader, PdfWriter
-    from pypdf.generic import NameObject, TextStringObject
-
-    def letters(text: str) -> str:
-        return re.sub(r"\s", "", text)
-
-    whole = {letters(text): re.sub(r"[ \t\r\n]+", " ", text).strip() for text in headings}
-    writer = PdfWriter(clone_from=PdfReader(io.BytesIO(data)))
-    outlines = writer.root_object.get("/Outlines")
-    root = outlines.get_object() if outlines else {}
-    pending = [root["/First"]] if "/First" in root else []
-    changed = False
-    while pending:
-        item = pending.pop().get_object()
-        pending += [item[key] for key in ("/First", "/Next") if key in item]
-        title = str(item.get("/Title", ""))
-        heading = whole.get(letters(title), title)
-        if heading != title:
-            item[NameObject("/Title")] = TextStringObject(heading)
-            changed = True
-    if not changed:
-        return data
-    rewritten = io.BytesIO()
-    writer.write(rewritten)
-    return rewritten.getvalue()
-
-
 def _print(page, document: Path) -> Printed:
     # Laid out as printed (print media, the text's width), so that blocks are measured
     # at the width they will have.
@@ -303,14 +275,20 @@ def _print(page, document: Path) -> Printed:
                                           tagged=True), headings))
 
 
-def print_until_settled(page, document: Path, draft: PrintLayout) -> tuple[Printed, int]:
-    """Print the document until the page numbers in its contents are the pages its
+def landed(printed: Printed, entries: list[Entry]) -> dict[str, int]:
+    """The page each entry of the contents is on in `printed` (0: nowhere)."""
+    return {entry.anchor: printed.destinations.get(entry.anchor, 0) for entry in entries}
+
+
+def print_until_settled(page, document: Path, draft: PrintLayout,
+                        pages: dict[str, int]) -> tuple[Printed, int]:
+    """Print the document, first with `pages` (anchor -> page number: a guess, such as
+    the previous print's), until the page numbers in its contents are the pages its
     entries are on; the PDF and the number of prints."""
-    pages: dict[str, int] = {}
     for prints in range(1, MAX_PRINTS + 1):
         atomic_write(document, draft.html(pages))
         printed = _print(page, document)
-        found = {e.anchor: printed.destinations.get(e.anchor, 0) for e in draft.entries}
+        found = landed(printed, draft.entries)
         if found == pages:
             return printed, prints
         pages = found
@@ -326,8 +304,16 @@ def _fingerprint(book: Book, config: Config, tab: str, layout: Layout) -> str:
     return fingerprint(config.root, book_files(book, config) | notebooks, tab)
 
 
-# What a PDF's stamp records besides the fingerprint of its inputs.
+# What a PDF's stamp records besides the fingerprint of its inputs; also "contents", the
+# page of each entry of its contents (anchor -> number), which the next print starts from.
 RECORD_FIELDS = {FINGERPRINT: str, "pages": int, "bookmarks": int, "pdf": str}
+
+
+def _previous_pages(record_path: Path) -> dict[str, int]:
+    """The page of each entry in the contents of the last PDF printed, or {} if unknown."""
+    record = read_record(record_path, {"contents": dict}) or {"contents": {}}
+    return {anchor: number for anchor, number in record["contents"].items()
+            if isinstance(number, int)}
 
 
 def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | None:
@@ -377,11 +363,13 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
                                      today or datetime.date.today())
                 page = browser.new_page()
                 printed, prints = print_until_settled(
-                    page, layout.print_folder(tab) / DOCUMENT, draft)
+                    page, layout.print_folder(tab) / DOCUMENT, draft,
+                    _previous_pages(record_path))
                 page.close()
                 atomic_write(path, printed.data)
                 write_stamp(record_path, inputs, pages=printed.pages,
-                            bookmarks=printed.bookmarks, pdf=file_hash(path))
+                            bookmarks=printed.bookmarks, pdf=file_hash(path),
+                            contents=landed(printed, draft.entries))
                 result = PdfResult(tab, path, printed.pages, printed.bookmarks,
                                    len(printed.data), prints, time.monotonic() - started)
             results.append(result)
