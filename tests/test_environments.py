@@ -40,7 +40,7 @@ def book(tmp_path, monkeypatch) -> Path:
 def pip_calls(monkeypatch) -> list[tuple]:
     """The pip installs the build asks for, recorded instead of run."""
     calls = []
-    monkeypatch.setattr(environments, "pip_install", lambda *arguments: calls.append(arguments))
+    monkeypatch.setattr(environments, "pip_install", lambda *arguments, **_: calls.append(arguments))
     return calls
 
 
@@ -101,7 +101,7 @@ sys.path.insert(0, sys.argv[1])
 from tabbook.bootstrap import environments
 builder = venv.EnvBuilder
 venv.EnvBuilder = lambda **options: builder(**{**options, "with_pip": False})
-environments.pip_install = lambda *arguments: time.sleep(1)
+environments.pip_install = lambda *arguments, **_: time.sleep(1)
 print(environments.ensure_env(Path(sys.argv[2]), "tiny"))
 """
 
@@ -123,16 +123,25 @@ def test_two_builds_set_up_an_environment_once(book):
     assert first_output.splitlines()[-1] == python
 
 
-def test_a_failed_setup_blames_the_network_only_when_pip_could_not_reach_it(book, monkeypatch):
+def test_a_failed_setup_blames_the_network_only_when_pip_could_not_reach_it(book, monkeypatch,
+                                                                           capsys):
     # An environment without pip, as where ensurepip is missing: not a network problem.
     (book / "requirements" / "tools.txt").write_text("# nothing pinned\n")
     with pytest.raises(SystemExit) as exit_:
         run_in_tools_env(book, ["check"])
     message = str(exit_.value.code)
+    log = book / ENVS_DIR / "tools.log"
     assert "network" not in message, message
     assert message.startswith("error: setting up the tools environment failed: ")
-    assert message.endswith("No module named pip — fix the cause it names, then run the "
-                            "command again"), message
+    assert message.endswith(f"No module named pip (pip's whole output: {log}) — fix the cause "
+                            "it names, then run the command again"), message
+    # What pip said is in the environment's log, not on the console: one line there.
+    assert "No module named pip" in log.read_text()
+    shown = capsys.readouterr()
+    assert "No module named pip" not in shown.out + shown.err
+    assert shown.out.splitlines() == [
+        "setting up the tools environment in .envs/tools (from requirements/tools.txt; once, or "
+        "when it changes; pip's output in .envs/tools.log)..."]
 
     # pip retrying an index nothing answers at.
     monkeypatch.setenv("PIP_INDEX_URL", "http://127.0.0.1:9/simple")

@@ -54,20 +54,25 @@ def wheelhouse() -> Path | None:
     return Path(folder).resolve() if folder else None
 
 
-def pip_install(python: Path | str, *arguments: str) -> None:
+def pip_install(python: Path | str, *arguments: str, log: Path | None = None) -> None:
     """`python -m pip install arguments`, from the wheelhouse alone when one is set.
 
-    pip's errors are shown as they come and kept in the CalledProcessError it raises
-    on failure: they tell a network out of reach from anything else."""
+    With `log`, everything pip says goes to that file (appended), not to the console;
+    without, its errors are shown as they come. Either way they are kept in the
+    CalledProcessError it raises on failure: they tell a network out of reach from
+    anything else."""
     folder = wheelhouse()
     source = ["--no-index", "--find-links", str(folder)] if folder else []
     command = [str(python), "-m", "pip", "install", "--disable-pip-version-check", *source,
                *arguments]
     said = []
-    with subprocess.Popen(command, stderr=subprocess.PIPE, text=True,
-                          errors="replace") as pip:
-        for line in pip.stderr:
-            sys.stderr.write(line)
+    with contextlib.ExitStack() as stack:
+        shown = stack.enter_context(open(log, "a", encoding="utf-8")) if log else sys.stderr
+        pip = stack.enter_context(subprocess.Popen(
+            command, stdout=subprocess.PIPE if log else None, text=True, errors="replace",
+            stderr=subprocess.STDOUT if log else subprocess.PIPE))
+        for line in pip.stdout if log else pip.stderr:
+            shown.write(line)
             said.append(line)
     if pip.returncode:
         raise subprocess.CalledProcessError(pip.returncode, command, stderr="".join(said))
@@ -150,7 +155,7 @@ def ensure_env(root: Path, name: str, with_d2l: bool = False) -> Path:
         raise EnvironmentSetupError(f"cannot set up the {name} environment in {env}: "
                                     f"{refused}") from err
     except subprocess.CalledProcessError as err:
-        raise _setup_failure(name, err) from err
+        raise _setup_failure(name, err, setup_log(env)) from err
     return env_python(env)
 
 
@@ -168,33 +173,44 @@ def _lock(env: Path) -> Iterator[None]:
         yield
 
 
+def setup_log(env: Path) -> Path:
+    """The file that keeps what pip said while setting up `env` (beside it)."""
+    return env.with_name(f"{env.name}.log")
+
+
 def _set_up(root: Path, env: Path, sources: list[Path], with_d2l: bool) -> None:
-    """Install `env` afresh from `sources` (its requirements, then pyproject.toml)."""
+    """Install `env` afresh from `sources` (its requirements, then pyproject.toml); one
+    line on the console, pip's hundreds in the environment's log."""
     started = time.monotonic()
     requirements = sources[0]
+    log = setup_log(env)
     print(f"setting up the {env.name} environment in {env.relative_to(root)} "
-          f"(from {requirements.relative_to(root)}; once, or when it changes)...", flush=True)
+          f"(from {requirements.relative_to(root)}; once, or when it changes; pip's output in "
+          f"{log.relative_to(root)})...", flush=True)
+    log.write_text("", encoding="utf-8")
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
     python = env_python(env)
-    pip_install(python, "--quiet", "--upgrade", "pip")
-    pip_install(python, "--progress-bar", "off", "-r", str(requirements))
+    pip_install(python, "--upgrade", "pip", log=log)
+    pip_install(python, "--progress-bar", "off", "-r", str(requirements), log=log)
     if with_d2l:
-        pip_install(python, "--quiet", "--no-deps", "--editable", str(root))
+        pip_install(python, "--no-deps", "--editable", str(root), log=log)
     # Its python is this interpreter (venv copies or links it).
     write_stamp(env / STAMP, _fingerprint(sys.version, *sources), requirements=requirements.name)
     print(f"{env.name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
 
 
-def _setup_failure(name: str, err: subprocess.CalledProcessError) -> EnvironmentSetupError:
+def _setup_failure(name: str, err: subprocess.CalledProcessError,
+                   log: Path | None = None) -> EnvironmentSetupError:
     """What failed while setting up environment `name` (the command, its last error) and
-    how to fix it."""
+    how to fix it; where pip's whole output is, if it was kept."""
     said = err.stderr or err.output or ""   # pip's errors; venv's ensurepip has them as output
     said = said.decode(errors="replace") if isinstance(said, bytes) else said
     lines = [line for line in said.splitlines() if line.startswith("ERROR:")] or \
         said.strip().splitlines()
     what = f"`{shlex.join(map(str, err.cmd))}` exited with status {err.returncode}" + \
         (f": {lines[-1].strip()}" if lines else "")
-    return EnvironmentSetupError(f"setting up the {name} environment failed: {what} — "
+    kept = f" (pip's whole output: {log})" if log is not None and log.is_file() else ""
+    return EnvironmentSetupError(f"setting up the {name} environment failed: {what}{kept} — "
                                  f"{_setup_fix(said)}")
 
 
