@@ -22,7 +22,7 @@ import nbformat
 
 from ..core.language import Language
 from ..core.model import METADATA_KEY, CellKind, Problem, Section
-from ..source.roles import located_tokens, prose_tokens, source_spans
+from ..source.roles import edited, located_tokens, prose_tokens, source_spans
 
 
 class CodeCell(Protocol):
@@ -167,14 +167,14 @@ def with_values(text: str, after: str, lookup: ValueLookup, language: Language) 
     """A notebook's Markdown `text` (the prose after code cell `after`) with each
     ``:eval:`` role replaced by its value, escaped so that Markdown shows it as is; a value
     not computed is the book's language's visible mark, never a blank or a stale value."""
-    edits = [(start, end, token.meta["content"].strip())
-             for token, start, end in source_spans(prose_tokens(text), text) if is_inline(token)]
-    for start, end, expression in reversed(edits):
+    def shown(expression: str) -> str:
         value = computed_value(lookup(after, expression))
         if value is None:
             value = language.text("missing_value", expression=expression)
-        text = text[:start] + _MARKDOWN_SPECIAL.sub(r"\\\1", value) + text[end:]
-    return text
+        return _MARKDOWN_SPECIAL.sub(r"\\\1", value)
+    return edited(text, [(start, end, shown(token.meta["content"].strip()))
+                         for token, start, end in source_spans(prose_tokens(text), text)
+                         if is_inline(token)])
 
 
 def values_by_key(values: list[dict]) -> dict[tuple[str, str], dict]:

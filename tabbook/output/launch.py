@@ -37,10 +37,10 @@ from ..core.model import METADATA_KEY, Section, project_path
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
 from ..notebooks.long_outputs import cut_outputs
-from .markdown_typography import edited, typeset_markdown
+from .markdown_typography import typeset_markdown
 from .typography import typeset
-from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, has_scheme, prose_tokens, source_spans,
-                    split_reference)
+from ..source.roles import (LABEL_ROLES, REFERENCE_ROLES, edited, has_scheme, prose_tokens,
+                            source_spans, split_reference)
 
 # Kaggle's notebook settings that a GPU section asks for.
 KAGGLE_GPU = {"accelerator": "nvidiaTeslaT4", "isGpuEnabled": True, "isInternetEnabled": True,

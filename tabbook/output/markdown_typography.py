@@ -19,19 +19,8 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 
 from ..core.language import Language
-from ..source.roles import prose_markdown
+from ..source.roles import edited, prose_markdown
 from .typography import SPACES, french
-
-
-def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
-    """`text` with each (start, end) span of `edits`, in order and apart, replaced: one
-    join, since rebuilding the text at each edit is quadratic in a long paragraph."""
-    pieces, kept = [], 0
-    for start, end, replacement in edits:
-        pieces += (text[kept:start], replacement)
-        kept = end
-    pieces.append(text[kept:])
-    return "".join(pieces)
 
 
 def _ended(rule: Callable[[StateInline, bool], bool]) -> Callable[[StateInline, bool], bool]:

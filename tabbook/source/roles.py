@@ -296,6 +296,18 @@ def source_spans(tokens: Sequence[Token], text: str) -> Iterator[tuple[Token, in
             yield from _inline_spans(token, text, starts, searched)
 
 
+def edited(text: str, edits: list[tuple[int, int, str]]) -> str:
+    """`text` with each (start, end) span of `edits` (such as `source_spans` gives), in
+    order and apart, replaced: one join, since rebuilding the text at each edit is
+    quadratic in a long paragraph."""
+    pieces, kept = [], 0
+    for start, end, replacement in edits:
+        pieces += (text[kept:start], replacement)
+        kept = end
+    pieces.append(text[kept:])
+    return "".join(pieces)
+
+
 def _inline_spans(inline: Token, text: str, starts: list[int],
                   searched: dict[int, int]) -> Iterator[tuple[Token, int, int]]:
     # An inline token's lines are its source lines less their block prefix (indent,
