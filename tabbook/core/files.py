@@ -16,7 +16,10 @@ PACKAGE = Path(__file__).resolve().parents[1]
 @functools.cache
 def tool_files() -> tuple[Path, ...]:
     """The build's own code and assets: an output made by other code is made again."""
-    return (*sorted(PACKAGE.rglob("*.py")), *sorted(PACKAGE.glob("*/assets/*")),
+    # Files only, those in assets' subfolders included: a folder (assets/fonts) has no bytes
+    # for the fingerprints to hash.
+    return (*sorted(PACKAGE.rglob("*.py")),
+            *sorted(path for path in PACKAGE.glob("*/assets/**/*") if path.is_file()),
             *sorted(PACKAGE.glob("*/templates/*")), PACKAGE.parent / "requirements" / "tools.txt")
 
 
