@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from tabbook.source.branches import (CodeIssue, TAB_MARK, d2lbook_reading, difference, plan,
                                      python_reading)
 from tabbook.source.pycode import analyse
@@ -45,26 +47,28 @@ def test_each_tab_keeps_its_branch_dedented_with_its_origins():
         assert difference(steps, python, d2lbook) is None, tab
 
 
-def test_not_and_or_conditions_are_read_as_python_means_them():
-    source = textwrap.dedent("""\
-        if not tab.selected('mxnet') and tab.selected('pytorch', 'tensorflow'):
-            y = 1
-        else:
-            y = 2""")
-    assert readings(source, "pytorch")[1].text == "y = 1"
-    assert readings(source, "mxnet")[1].text == "y = 2"
+NOT_AND = textwrap.dedent("""\
+    if not tab.selected('mxnet') and tab.selected('pytorch', 'tensorflow'):
+        y = 1
+    else:
+        y = 2""")
+# An ordinary condition before a tab branch keeps its `if`; the tab's branch is its `else`.
+ORDINARY_FIRST = textwrap.dedent("""\
+    if x > 0:
+        a = 1
+    elif tab.selected('pytorch'):
+        a = 2
+    else:
+        a = 3""")
 
 
-def test_an_ordinary_condition_before_a_tab_branch_keeps_its_if_and_gets_an_else():
-    source = textwrap.dedent("""\
-        if x > 0:
-            a = 1
-        elif tab.selected('pytorch'):
-            a = 2
-        else:
-            a = 3""")
-    assert readings(source, "pytorch")[1].text == "if x > 0:\n    a = 1\nelse:\n    a = 2"
-    assert readings(source, "mxnet")[1].text == "if x > 0:\n    a = 1\nelse:\n    a = 3"
+@pytest.mark.parametrize("source, tab, code", [
+    (NOT_AND, "pytorch", "y = 1"), (NOT_AND, "mxnet", "y = 2"),
+    (ORDINARY_FIRST, "pytorch", "if x > 0:\n    a = 1\nelse:\n    a = 2"),
+    (ORDINARY_FIRST, "mxnet", "if x > 0:\n    a = 1\nelse:\n    a = 3")])
+def test_conditions_are_read_as_python_means_them(source, tab, code):
+    steps, python, d2lbook = readings(source, tab)
+    assert python.text == d2lbook.text == code
 
 
 def test_tab_marks_left_in_the_source_are_removed_by_both_readings():
