@@ -90,7 +90,7 @@ _READERS = {str: _text, int: _whole_number, bool: _boolean, tuple[str, ...]: _wo
 @dataclass(frozen=True)
 class Key:
     """One key of a section: the field it fills, how its value is read and checked."""
-    field: str
+    attribute: str
     default: object
     """The value when the key is not written; `dataclasses.MISSING`: required."""
     option: Option
@@ -262,13 +262,13 @@ class Settings:
         values = {}
         for name, key in SECTIONS[spec_name(section)].keys.items():
             if name in entries:
-                values[key.field] = self._value(section, name, key, *entries[name])
+                values[key.attribute] = self._value(section, name, key, *entries[name])
                 continue
             if key.required and section in self.ini.entries:
                 hint = f" ({key.option.hint})" if key.option.hint else ""
                 self.problem(self.line(section), f"[{section}] lacks the key {name!r} — "
                              f"add it{hint}")
-            values[key.field] = None if key.required else key.default
+            values[key.attribute] = None if key.required else key.default
         return options(**values, **derived)
 
     def _value(self, section: str, name: str, key: Key, text: str, line: int) -> object:
