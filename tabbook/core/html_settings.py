@@ -1,6 +1,7 @@
 """d2lbook's settings that change what readers of the site see, read once from the
 checked config.ini: ``[html] header_links``, ``favicon``, ``html_logo``,
-``include_css`` and ``[build] resources``.
+``include_css`` (the keys of [html], declared here as `HtmlOptions`) and ``[build]
+resources``.
 
 Paths are read as d2lbook reads them: the favicon and the logo relative to the
 book's folder (where config.ini is), the style sheets and the resources relative
