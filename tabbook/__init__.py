@@ -7,7 +7,7 @@ every module):
 - `bootstrap`: what the build stands on: the user errors (`errors`), virtual
   environments, the wheelhouse, the stamps of the outputs;
 - `core`: the data model (`model`), config.ini read and validated (`config`,
-  `config_schema`), the readers' languages and their catalogues, the framework registry,
+  `config_options`), the readers' languages and their catalogues, the framework registry,
   the output layout (`layout`, the only place that names ``_build``) and atomic writes;
 - `source`: Markdown sources -> model (`parse`, `sections`, `roles`), the Python of code
   cells (`pycode`, `branches`, `magics`, `saving`), LaTeX, BibTeX, numbering, and the

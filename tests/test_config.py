@@ -1,11 +1,14 @@
 """config.ini is validated on load: every mistake names its line."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import pytest
 
 from conftest import CONFIG, REPO
 from tabbook.core.config import ConfigError, load_config
-from tabbook.core.config_schema import SCHEMA
+from tabbook.core.config import BuildConfig, ExecuteConfig, ProjectConfig
+from tabbook.core.config_options import SECTIONS, Section, option
 
 
 def load(tmp_path, text: str):
@@ -104,19 +107,35 @@ def test_a_mistake_is_not_reported_again_through_its_consequences(tmp_path):
     ]
 
 
-def test_defaults_and_d2lbook_keys_come_from_the_schema(tmp_path):
+def test_defaults_and_d2lbook_keys_come_from_the_declarations(tmp_path):
     minimal = ("\ufeff[project]\nname = b\ntitle = B\nrelease = 1.0\ncopyright = 2026\n\n"
                "[build]\ntabs = pytorch\nsphinx_configs = a = 1\n    b = 2\n\n"
                "[html]\nheader_links = GitHub, https://github.com/o/r, fab fa-github\n")
     config = load(tmp_path, minimal)   # a byte-order mark, as Windows editors write it
-    defaults = {name: {key: spec.default for key, spec in section.keys.items()}
-                for name, section in SCHEMA.items()}
-    assert config.execute.timeout == defaults["execute"]["timeout"] == 600
-    assert config.execute.jobs == defaults["execute"]["jobs"]
-    assert config.project.lang == defaults["project"]["lang"]
-    assert config.build.notebooks == defaults["build"]["notebooks"]
-    assert config.build.strict is defaults["build"]["warning_is_error"] is False
+    # An option's default is its dataclass field's default.
+    assert config.execute.timeout == ExecuteConfig.timeout == 600
+    assert config.execute.jobs == ExecuteConfig.jobs == 0
+    assert config.project.lang == ProjectConfig.lang == ""
+    assert config.build.notebooks == BuildConfig.notebooks == ("**/*.md",)
+    assert config.build.strict is BuildConfig.strict is False
     assert config.launch_settings is None and config.library.tabs == {}
+
+
+def test_every_declared_option_has_a_reader():
+    keys = {name: set(spec.keys) for name, spec in SECTIONS.items()}
+    assert keys["build"] >= {"tabs", "warning_is_error", "resources"}   # INI keys, not fields
+    assert keys["html"] == {"header_links", "favicon", "html_logo", "include_css"}
+    assert keys["pdf"] == set()
+
+
+def test_an_option_of_a_type_config_ini_cannot_write_is_refused():
+    @dataclass(frozen=True)
+    class Odd:
+        ratio: float = option(0.5)
+
+    with pytest.raises(TypeError, match=r"Odd.ratio: config.ini has no way to write a "
+                                        r"<class 'float'>"):
+        Section("odd", Odd).keys
 
 
 def test_a_missing_section_is_named(tmp_path):

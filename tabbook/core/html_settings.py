@@ -1,6 +1,7 @@
 """d2lbook's settings that change what readers of the site see, read once from the
 checked config.ini: ``[html] header_links``, ``favicon``, ``html_logo``,
-``include_css`` and ``[build] resources``.
+``include_css`` (the keys of [html], declared here as `HtmlOptions`) and ``[build]
+resources``.
 
 Paths are read as d2lbook reads them: the favicon and the logo relative to the
 book's folder (where config.ini is), the style sheets and the resources relative
@@ -17,8 +18,21 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config_schema import CONFIG_FILE, Settings
+from .config_options import CONFIG_FILE, Settings, option, section
 from .model import Problem
+
+
+@section("html", any_key=True)
+@dataclass(frozen=True)
+class HtmlOptions:
+    """The keys of d2lbook's [html] read here; its other keys (include_js…) are accepted
+    and ignored."""
+    header_links: str = option("")
+    favicon: str = option("")
+    """Relative to the book's folder, as the logo."""
+    html_logo: str = option("")
+    include_css: tuple[str, ...] = option(())
+    """Relative to the sources' folder, as d2lbook reads them."""
 
 
 @dataclass(frozen=True)
@@ -65,10 +79,9 @@ def matching_files(folder: Path, pattern: str) -> list[Path]:
     return sorted(Path(p) for p in glob.glob(path, recursive=True) if os.path.isfile(p))
 
 
-def header_links(settings: Settings) -> tuple[HeaderLink, ...]:
+def header_links(settings: Settings, text: str) -> tuple[HeaderLink, ...]:
     """``name, URL, icon`` triples, one per line (d2lbook 1.0) or all on a line (older
     d2lbook); items are separated by commas, a trailing comma is allowed."""
-    text = settings.get("html", "header_links") or ""
     items = [item.strip() for item in re.split(r"[,\n]", text) if item.strip()]
     line = settings.line("html", "header_links")
     if len(items) % 3:
@@ -86,8 +99,7 @@ def header_links(settings: Settings) -> tuple[HeaderLink, ...]:
     return links
 
 
-def _book_file(settings: Settings, root: Path, key: str) -> Path | None:
-    written = settings.get("html", key)
+def _book_file(settings: Settings, root: Path, key: str, written: str) -> Path | None:
     if not written:
         return None
     if not (root / written).is_file():
@@ -98,9 +110,10 @@ def _book_file(settings: Settings, root: Path, key: str) -> Path | None:
     return root / written
 
 
-def _style_sheets(settings: Settings, source_root: Path) -> tuple[Path, ...]:
+def _style_sheets(settings: Settings, patterns: tuple[str, ...],
+                  source_root: Path) -> tuple[Path, ...]:
     sheets = []
-    for pattern in settings.get("html", "include_css") or ():
+    for pattern in patterns:
         found = matching_files(source_root, pattern)
         if not found:
             settings.problem(settings.line("html", "include_css"), f"[html] include_css: "
@@ -110,11 +123,12 @@ def _style_sheets(settings: Settings, source_root: Path) -> tuple[Path, ...]:
     return tuple(dict.fromkeys(sheets))
 
 
-def _resources(settings: Settings, source_root: Path) -> tuple[dict[str, Path], list[Problem]]:
+def _resources(settings: Settings, patterns: tuple[str, ...],
+               source_root: Path) -> tuple[dict[str, Path], list[Problem]]:
     files: dict[str, Path] = {}
     warnings = []
     line = settings.line("build", "resources")
-    for pattern in settings.get("build", "resources") or ():
+    for pattern in patterns:
         found = {os.path.relpath(path, source_root): path
                  for path in matching_files(source_root, pattern)}
         if not found or any(name.startswith(os.pardir + os.sep) for name in found):
@@ -128,12 +142,15 @@ def _resources(settings: Settings, source_root: Path) -> tuple[dict[str, Path], 
     return files, warnings
 
 
-def html_settings(settings: Settings, root: Path, source_root: Path) -> HtmlSettings:
-    """The settings read from `settings`; their errors are reported to it."""
-    resources, warnings = _resources(settings, source_root)
+def html_settings(settings: Settings, resource_patterns: tuple[str, ...], root: Path,
+                  source_root: Path) -> HtmlSettings:
+    """[html] read from `settings`, and the files of [build] resources;
+    their errors are reported to `settings`."""
+    options = settings.read(HtmlOptions)
+    resources, warnings = _resources(settings, resource_patterns, source_root)
     return HtmlSettings(
-        header_links=header_links(settings),
-        favicon=_book_file(settings, root, "favicon"),
-        logo=_book_file(settings, root, "html_logo"),
-        style_sheets=_style_sheets(settings, source_root),
+        header_links=header_links(settings, options.header_links),
+        favicon=_book_file(settings, root, "favicon", options.favicon),
+        logo=_book_file(settings, root, "html_logo", options.html_logo),
+        style_sheets=_style_sheets(settings, options.include_css, source_root),
         resources=resources, warnings=tuple(warnings))
