@@ -14,6 +14,7 @@ import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 
+import pybtex.errors
 from pybtex.database import Person
 from pybtex.database.input.bibtex import LowLevelParser, month_names, split_name_list
 from pybtex.scanner import PybtexSyntaxError
@@ -131,22 +132,29 @@ def _parse(path: Path) -> tuple[dict[str, Entry], list[BibError]]:
     commands = LowLevelParser(text, handle_error=report, filename=str(path),
                               macros=CaseInsensitiveDict(month_names))
     entries: dict[str, Entry] = {}
-    for command, (key, *values) in commands:
-        if command.lower() in ("string", "preamble") or key is None:   # None: reported
+    for command, body in commands:   # body: (key, fields) for an entry
+        if command.lower() in ("string", "preamble") or body[0] is None:   # None: reported
             continue
+        key, written = body
         if key in entries:
             errors.append(BibError(start_line(), f"the key {key!r} is that of an earlier entry "
                                                  "too; the first is kept",
                                    "give one of them another key"))
             continue
         fields: dict[str, str] = {}
-        for name, parts in values[0]:
+        for name, parts in written:
             if name.lower() in fields:
                 errors.append(BibError(start_line(), f"the entry {key!r} has two {name.lower()} "
                                                      "fields; the first is kept",
                                        "remove one of them"))
             fields.setdefault(name.lower(), normalize_whitespace("".join(parts)))
-        people = tuple(_name(Person(name)) for name in split_name_list(fields.pop("author", "")))
+        # pybtex reports a name with too many commas through its global error handler.
+        with pybtex.errors.capture() as name_errors:
+            people = tuple(_name(Person(name))
+                           for name in split_name_list(fields.pop("author", "")))
+        errors += [BibError(start_line(), f"in the entry {key!r}: {error}; the rest is read "
+                                          "as the first name", "write it « Last, Jr, First »")
+                   for error in name_errors]
         entries[key] = Entry(key, command.lower(),
                              {name: latex_text(value) for name, value in fields.items()},
                              people)
