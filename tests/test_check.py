@@ -215,8 +215,25 @@ CATALOGUE = [
      {"chap/sec.md": md("# Titre", "Voir :cite:`A.2020`.", ":bibliography:`refs.bib`"),
       "chap/refs.bib": "@book{A.2020,\n  title = {A},\n  year = {2020}\n\n"
                        "@book{B.2021,\n  title = {B}\n}\n"},
-     ["chapters/chap/refs.bib:1: warning: the entry 'A.2020' is not closed: the next entry "
-      "is read into it — add its closing brace"]),
+     ["chapters/chap/refs.bib:5: warning: syntax error in the entry 'A.2020' (line 1): '}' "
+      "expected — check the entry's key, its braces and quotes, and the comma between two "
+      "fields"]),
+    ("bibliography entry without a key, and a key used twice",
+     {"chap/sec.md": md("# Titre", "Voir :cite:`A.2020`.", ":bibliography:`refs.bib`"),
+      "chap/refs.bib": "@book{A.2020, title = {A}}\n@book{title = {B}}\n"
+                       "@book{A.2020, title = {C}, year = 2020, year = 2021}\n"},
+     ["chapters/chap/refs.bib:2: warning: syntax error in the entry 'title': '}' expected — "
+      "check the entry's key, its braces and quotes, and the comma between two fields",
+      "chapters/chap/refs.bib:3: warning: the key 'A.2020' is that of an earlier entry too; "
+      "the first is kept — give one of them another key"]),
+    ("bibliography macro never defined, a field given twice",
+     {"chap/sec.md": md("# Titre", "Voir :cite:`A.2020`.", ":bibliography:`refs.bib`"),
+      "chap/refs.bib": "@book{A.2020,\n  title = {A},\n  year = 2020, year = 2021,\n"
+                       "  publisher = mit}\n"},
+     ["chapters/chap/refs.bib:1: warning: the entry 'A.2020' has two year fields; the first is "
+      "kept — remove one of them",
+      "chapters/chap/refs.bib:4: warning: undefined string in the entry 'A.2020' (line 1): mit "
+      "— define it with @string{name = {…}} before the entry, or write the value in braces"]),
     ("old Mac line endings",
      {"chap/sec.md": md("# Titre", "```{.python .input}\nx = 1\n```").replace("\n", "\r")
       .encode()},

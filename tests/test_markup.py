@@ -8,7 +8,8 @@ import nbformat
 import pytest
 
 from conftest import growth, write_book
-from tabbook.source.bibliography import latex_text, read_bibliography
+from tabbook.source.bibliography import (BibError, bibliography_errors, latex_text,
+                                         read_bibliography)
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config
 from tabbook.core.language import language_of
@@ -188,6 +189,20 @@ def test_bibtex_strings_concatenation_and_names(tmp_path):
     assert entry.text(FRENCH) == ("Yoshua Bengio, Barnes and Noble et François Chollet (2003). "
                                   'A "quoted" title. Université de Montréal, Québec.')
     assert list(read_bibliography(bib)) == ["B.2003"]   # @string and @comment are no entries
+
+
+def test_bibtex_von_and_jr_parts_of_names(tmp_path):
+    bib = tmp_path / "refs.bib"
+    bib.write_text("@book{K.1963, author = {Ludwig van Beethoven and de Jong, Michiel and "
+                   "King, Jr, Martin Luther}, year = 1963}\n"
+                   "@book{X.2000, author = {a, b, c, d}, year = 2000}\n", encoding="utf-8")
+    entry = read_bibliography(bib)["K.1963"]
+    assert [str(name) for name in entry.names] == [
+        "Ludwig van Beethoven", "Michiel de Jong", "Martin Luther King Jr"]
+    assert entry.label(FRENCH) == "van Beethoven et al., 1963"   # as natbib cites it
+    assert bibliography_errors(bib) == [BibError(
+        2, "in the entry 'X.2000': Too many commas in 'a, b, c, d'; the rest is read as the "
+        "first name", "write it « Last, Jr, First »")]
 
 
 def test_math_is_converted_once_for_the_check_and_the_page(tmp_path):

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-from .bibliography import entries_by_page, unclosed_entries
+from .bibliography import bibliography_errors, entries_by_page
 from ..core.config import Config
 from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Section,
                           project_path)
@@ -249,7 +249,7 @@ def _outside_book(path: str) -> bool:
 
 
 def _check_bibliography(found: _Findings, base: Path) -> None:
-    """The section's :bibliography: file exists, and each of its entries is closed."""
+    """The section's :bibliography: file exists, and BibTeX reads it as written."""
     bibliography = found.section.bibliography
     if bibliography is None:
         return
@@ -258,9 +258,8 @@ def _check_bibliography(found: _Findings, base: Path) -> None:
                   "fix the path (relative to this .md file)")
         return
     shown = os.path.normpath(Path(found.section.display_path).parent / bibliography.path)
-    found.problems += [Problem(shown, line, f"the entry {key!r} is not closed: the next entry "
-                               "is read into it", "add its closing brace", warning=True)
-                       for line, key in unclosed_entries(base / bibliography.path)]
+    found.problems += [Problem(shown, error.line, error.message, error.fix, warning=True)
+                       for error in bibliography_errors(base / bibliography.path)]
 
 
 def _prose_problems(section: Section) -> list[Problem]:
