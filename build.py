@@ -19,5 +19,5 @@ if __name__ == "__main__":
         from tabbook.bootstrap.wheelhouse import main as wheelhouse
         sys.exit(wheelhouse(sys.argv[2:], ROOT))
     run_in_tools_env(ROOT, sys.argv[1:])
-    from tabbook.cli.main import main
-    sys.exit(main(sys.argv[1:], ROOT))
+    from tabbook.cli.unchanged import run_unless_unchanged
+    sys.exit(run_unless_unchanged(sys.argv[1:], ROOT))

@@ -69,7 +69,7 @@ def test_a_book_that_is_not_executed_is_rendered_from_its_split_notebooks(tmp_pa
         assert code[-1].source == 'print("sortie", 6 * 7)'
         assert not any(cell.get("outputs") for cell in code)
         assert "Les sorties déjà affichées" not in launch.cells[0].source
-    again = build(REPO, "-C", str(root), "html")
+    again = build(REPO, "-C", str(root), "html", "--recheck")
     assert "unchanged: nothing it is made from changed" in again.stdout
 
 

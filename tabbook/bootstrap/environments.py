@@ -16,10 +16,7 @@ import re
 import shlex
 import subprocess
 import sys
-import tarfile
 import time
-import urllib.request
-import venv
 from pathlib import Path
 from typing import Iterator
 
@@ -84,6 +81,8 @@ def env_python(env: Path) -> Path:
 
 def _python_version(python: Path) -> str | None:
     """`python`'s sys.version; None if it does not run (its base interpreter was removed)."""
+    if Path(sys.prefix).resolve() == python.parent.parent.resolve():   # the one running
+        return sys.version
     try:
         ran = subprocess.run([str(python), "-I", "-S", "-c",
                               "import sys; sys.stdout.write(sys.version)"],
@@ -188,6 +187,7 @@ def _set_up(root: Path, env: Path, sources: list[Path], with_d2l: bool) -> None:
           f"(from {requirements.relative_to(root)}; once, or when it changes; pip's output in "
           f"{log.relative_to(root)})...", flush=True)
     log.write_text("", encoding="utf-8")
+    import venv   # here, not at the top: build.py's every start imports this module
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
     python = env_python(env)
     pip_install(python, "--upgrade", "pip", log=log)
@@ -291,6 +291,8 @@ def ensure_axe_core() -> Path:
     target = TOOL_ROOT / ENVS_DIR / f"axe-core-{AXE_CORE_VERSION}" / "axe.min.js"
     if target.is_file():
         return target
+    import tarfile
+    import urllib.request   # here, not at the top: build.py's every start imports this module
     try:
         with urllib.request.urlopen(AXE_CORE_URL, timeout=60) as response:
             archive = response.read()

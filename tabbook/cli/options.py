@@ -60,6 +60,9 @@ def _add_book(parser: argparse.ArgumentParser, default=None) -> None:
     parser.add_argument("--strict", action="store_true", default=default,
                         help="make warnings (what d2lbook tolerates) errors; always on for a "
                              "book whose config.ini sets [build] warning_is_error = True")
+    parser.add_argument("--recheck", action="store_true", default=default,
+                        help="run every step even if nothing changed since this command "
+                             "last succeeded (each step still keeps what is current)")
 
 
 def make_parser() -> argparse.ArgumentParser:

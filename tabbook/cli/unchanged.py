@@ -1,0 +1,211 @@
+"""Nothing changed, nothing done: the stamp of a whole command line.
+
+After a command that builds (`build.py`, `html`, `pdf`, `launch`, `notebooks`, `lib`,
+`eval`) succeeds, a record is kept of every file of the book's folder, inputs and
+outputs alike (`_build/` included, `.git` and the environments left out), of the
+build system's own files, and of what the machine gives the build (the environments'
+stamps and interpreters, Chromium, the GPUs, the variables the build reads). The
+same command line run again compares them first and, when all is equal, says so and
+stops before the build's modules are even imported.
+
+Files are compared as git compares them: by size and time first, by content where
+those differ, so that a copy or a restored cache whose times changed is still
+unchanged. A file that changed while the build ran is recorded as unknown: the next
+run builds.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..bootstrap.environments import CHROMIUM, ENVS_DIR, STAMP, TOOL_ROOT
+from ..bootstrap.records import file_hash, read_record, write_record
+from ..core.layout import BUILD_DIR
+
+BUILDING_COMMANDS = {None, "html", "pdf", "launch", "notebooks", "lib", "eval"}
+"""The commands whose result a stamp can stand for (not serve, test or check)."""
+ALWAYS_RUN = {"--recheck", "--force", "--out", "-h", "--help", "--check"}
+"""Options whose command must run whatever its files: it is asked to look again, to
+redo, to copy elsewhere, or to answer."""
+STAMPS = "unchanged"
+"""The folder of `_build` holding one stamp per command line."""
+LEFT_OUT = {".git", ENVS_DIR, "__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
+"""Folders that are not the book: version control, environments, caches of tools."""
+TOOL_PARTS = ("build.py", "tabbook", "requirements", "pyproject.toml", "d2l")
+"""What of the build system's folder a book built with -C reads: its code, its pins, the
+d2l package installed in the environments."""
+READ_VARIABLES = ("CUDA_VISIBLE_DEVICES", "TMPDIR", "OMP_NUM_THREADS")
+"""Variables the build reads (besides its own TABBOOK_* ones)."""
+
+Snapshot = dict[str, list]
+"""A file's path (relative to the book's folder, or absolute outside it) -> [size,
+time in ns, hash of its bytes or None where unknown]."""
+
+
+def run_unless_unchanged(argv: list[str], root: Path) -> int:
+    """Run build.py's command line `argv`, unless the last identical one succeeded and
+    nothing it read or wrote changed since."""
+    folder = book_folder(argv, root)
+    asked = without_folder(argv)
+    stamp = stamp_path(folder, asked) if folder is not None and eligible(asked) else None
+    if stamp is not None:
+        recorded = read_record(stamp)
+        if recorded is not None and unchanged(recorded, folder, asked):
+            print(f"Nothing changed since this command last succeeded "
+                  f"({recorded.get('finished', '?')}): nothing to do "
+                  f"(--recheck runs its steps anyway).", file=sys.stderr)
+            return 0
+        stamp.unlink(missing_ok=True)
+        known = (recorded or {}).get("files") or {}
+        before = snapshot(folder, inputs(folder), previous=known)
+    from .main import main   # the build's modules, only when there is work
+    status = main(argv, root)
+    if stamp is not None and status == 0:
+        write_record(stamp, record(folder, asked, before, known))
+    return status
+
+
+def book_folder(argv: list[str], root: Path) -> Path | None:
+    """The folder -C names, as the command line reads it (None if it is malformed)."""
+    for index, arg in enumerate(argv):
+        if arg == "-C":
+            return Path(argv[index + 1]).resolve() if index + 1 < len(argv) else None
+        if arg.startswith("-C"):
+            return Path(arg[2:].removeprefix("=")).resolve()
+    return root
+
+
+def without_folder(argv: list[str]) -> list[str]:
+    """`argv` but -C and its folder: what the command asks, wherever the book is."""
+    kept, skip = [], False
+    for arg in argv:
+        if not skip and not arg.startswith("-C"):
+            kept.append(arg)
+        skip = arg == "-C"
+    return kept
+
+
+def eligible(argv: list[str]) -> bool:
+    """Whether a stamp may stand for the command line `argv` (without -C)."""
+    words = [arg for arg in argv if not arg.startswith("-")]
+    command = words[0] if words else None
+    return command in BUILDING_COMMANDS and not any(
+        arg.split("=")[0] in ALWAYS_RUN for arg in argv)
+
+
+def stamp_path(folder: Path, argv: list[str]) -> Path:
+    return folder / BUILD_DIR / STAMPS / (hashlib.sha256("\0".join(argv).encode()).hexdigest()[:16]
+                                          + ".json")
+
+
+# -- what is compared ----------------------------------------------------------------
+
+def inputs(folder: Path) -> list[str]:
+    """The files the build may read: the book's folder but its outputs, the build
+    system's own files (from another folder with -C), the environments' stamps.
+    Paths are strings here: a few thousand Path objects would cost more than the check."""
+    found = _files(str(folder), skip={BUILD_DIR})
+    if TOOL_ROOT != folder:
+        found += [file for part in TOOL_PARTS for file in _files(str(TOOL_ROOT / part), set())
+                  if not file.startswith(f"{folder}{os.sep}")]
+    return found + sorted(str(path) for path in TOOL_ROOT.glob(f"{ENVS_DIR}/*/{STAMP}"))
+
+
+def outputs(folder: Path) -> list[str]:
+    """The files of `_build`, its published site too if it is a link; not the stamps."""
+    return [file for file in _files(str(folder / BUILD_DIR), skip={STAMPS}, links=True)
+            if os.path.basename(file) != ".lock"]
+
+
+def _files(top: str, skip: set[str], links: bool = False) -> list[str]:
+    """The files under `top` (itself if it is a file) but the folders of `skip` at its
+    top and of LEFT_OUT anywhere."""
+    if os.path.isfile(top):
+        return [top]
+    found = []
+    for here, folders, names in os.walk(top, followlinks=links):
+        folders[:] = sorted(f for f in folders if f not in LEFT_OUT | skip)
+        skip = set()   # only at the top
+        found += [os.path.join(here, name) for name in sorted(names)]
+    return found
+
+
+def machine(argv: list[str]) -> dict:
+    """What the build takes from the machine besides files: interpreters (the running
+    one, the environments', those --python names), Chromium, GPUs, variables."""
+    programs = [Path(sys.executable), CHROMIUM, Path("/usr/bin/nvidia-smi"),
+                *sorted(TOOL_ROOT.glob(f"{ENVS_DIR}/*/bin/python")),
+                *(Path(arg.split("=", 1)[1]) for arg in argv if "=" in arg)]
+    return {"python": sys.version,
+            "programs": {str(p): _stat(os.path.realpath(p)) for p in programs},
+            "gpus": sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*")),
+            "variables": {name: value for name, value in sorted(os.environ.items())
+                          if name.startswith("TABBOOK_") or name in READ_VARIABLES}}
+
+
+def _stat(path: str) -> list[int] | None:
+    try:
+        found = os.stat(path)
+    except OSError:
+        return None
+    return [found.st_size, found.st_mtime_ns]
+
+
+# -- snapshots -----------------------------------------------------------------------
+
+def snapshot(folder: Path, files: list[str], previous: Snapshot) -> Snapshot:
+    """Each file's size, time and hash; the hash is taken from `previous` where size and
+    time did not change, so that only changed files are read."""
+    found = {}
+    for file in files:
+        stat = _stat(file)
+        if stat is None:
+            continue
+        name = _name(folder, file)
+        known = previous.get(name)
+        digest = known[2] if known and known[:2] == stat else file_hash(Path(file))
+        found[name] = [*stat, digest]
+    return found
+
+
+def _name(folder: Path, file: str) -> str:
+    """A file's name in a stamp: relative to the book's folder, so that a copied book
+    keeps its stamps."""
+    inside = f"{folder}{os.sep}"
+    return file[len(inside):] if file.startswith(inside) else file
+
+
+def record(folder: Path, argv: list[str], before: Snapshot, known: Snapshot) -> dict:
+    """The stamp written after a success: the inputs as they were when the command
+    started (one changed since is unknown), its outputs as they are now."""
+    after = snapshot(folder, inputs(folder), previous=before)
+    files = {name: (entry if before.get(name, [None, None])[:2] == entry[:2]
+                    else [*entry[:2], None])
+             for name, entry in after.items()}
+    files.update(snapshot(folder, outputs(folder), previous=known))
+    return {"argv": argv, "machine": machine(argv), "files": files,
+            "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
+
+
+def unchanged(recorded: dict, folder: Path, argv: list[str]) -> bool:
+    """Whether every file is as `recorded` (same bytes), none came or went, and the
+    machine gives the build the same things."""
+    if recorded.get("argv") != argv or recorded.get("machine") != machine(argv):
+        return False
+    files = recorded.get("files")
+    if not isinstance(files, dict):
+        return False
+    now = {_name(folder, file): file for file in inputs(folder) + outputs(folder)}
+    return now.keys() == files.keys() and all(_same(file, files[name])
+                                             for name, file in now.items())
+
+
+def _same(file: str, known: list) -> bool:
+    """Whether `file` still has the bytes `known` records (an unknown hash: never)."""
+    stat = _stat(file)
+    if stat is None or not isinstance(known, list) or len(known) != 3 or known[2] is None:
+        return False
+    return stat == known[:2] or (stat[0] == known[0] and file_hash(Path(file)) == known[2])
