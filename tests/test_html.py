@@ -623,11 +623,32 @@ def edit_section(root: Path) -> None:
 
 
 def interrupted_render(root: Path, error: BaseException, capsys) -> tuple[int, str]:
-    """Report a render of `root` whose second page raises `error`; the status and stderr."""
+    """Report a render of `root` whose first page rendered (the edited one; the others,
+    unchanged, are copied before it) raises `error`; the status and stderr."""
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(render, "render_page", raising_on_call(1, error, render_page))
+        patch.setattr(render, "render_page", raising_on_call(0, error, render_page))
         status = reporting(lambda: rendered(root), Console())
     return status, capsys.readouterr().err
+
+
+def test_a_prose_edit_renders_its_page_alone_and_the_site_a_full_render_makes(small_site):
+    root = small_site.parents[1]
+    before = site_files(small_site)
+    edit_section(root)
+    pages = []
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(render, "render_page", lambda site, all_pages, position: (
+            pages.append(all_pages[position].name), render_page(site, all_pages, position))[1])
+        assert rendered(root).rendered
+    assert pages == ["chap/sec"]
+    incremental = site_files(small_site)
+    assert incremental["chap/sec.html"] != before["chap/sec.html"]
+    shutil.rmtree(small_site)
+    assert rendered(root).rendered
+    full = site_files(small_site)
+    stamp = ".inputs"   # it records how each page was made: the same keys
+    assert {k: v for k, v in incremental.items() if k != stamp} == \
+        {k: v for k, v in full.items() if k != stamp}
 
 
 def test_ctrl_c_during_a_render_keeps_the_previous_site_whole(small_site, capsys):

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from tabbook.core.config import load_config
-from tabbook.core.config_schema import ConfigError
+from tabbook.core.config_options import ConfigError
 from tabbook.core.html_settings import HeaderLink, HtmlSettings, matching_files
 
 from conftest import CONFIG, write_book

@@ -45,7 +45,8 @@ from ..core.language import Language
 from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from ..execution.provenance import describe
-from .render import ASSETS, ENVIRONMENT, book_files, executed_notebook, light_stylesheet, page_parts
+from .render import ASSETS, ENVIRONMENT, executed_notebook, light_stylesheet, page_parts
+from .site_inputs import book_files
 
 MAX_PRINTS = 4
 """Prints of one PDF at most: the second one normally finds every page in place."""

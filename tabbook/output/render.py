@@ -21,11 +21,13 @@ from markupsafe import Markup, escape
 from pygments.formatters import HtmlFormatter
 
 from ..bootstrap.errors import BookError
-from ..bootstrap.records import FINGERPRINT, fingerprint, read_record, tree_hashes, write_stamp
-from ..core.config import CONFIG_FILE, Config
-from ..core.files import old_folder, read_notebook, remove, replace_folder, tool_files
+from ..bootstrap.records import FINGERPRINT, read_record, tree_hashes, write_stamp
+from ..core.config import Config
+from ..core.files import old_folder, read_notebook, remove, replace_folder
 from ..core.frameworks import display_name, framework
 from ..core.language import Language
+from .site_inputs import (INPUTS_STAMP, PAGES, kept_pages, page_file, page_keys,
+                          site_fingerprint, site_kept)
 from .launch import LaunchLinks, has_launch_notebook, launch_links, requirements
 from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
@@ -284,45 +286,6 @@ class RenderResult:
     """False when the site was already made from the same inputs and was kept."""
 
 
-INPUTS_STAMP = ".inputs"
-"""In the site folder: the fingerprint of what the site was made from, and the hash of
-each of its files."""
-
-
-def book_files(book: Book, config: Config) -> set[Path]:
-    """What any rendering of the book reads besides notebooks: the build's code and
-    assets, the config, every page's source and the files it shows."""
-    files = {*tool_files(), config.root / CONFIG_FILE}
-    for section in book.pages():
-        base = (book.source_root / section.path).parent
-        files.add(book.source_root / section.path)
-        files.update(base / image.path for image in section.images)
-        if section.bibliography:
-            files.add(base / section.bibliography.path)
-    return files
-
-
-def _inputs_fingerprint(book: Book, config: Config, tabs: tuple[str, ...],
-                        layout: Layout) -> str:
-    """A hash of everything a site is made from: `book_files`, the executed and launch
-    notebooks, the PDFs it offers."""
-    files = book_files(book, config)
-    files.update(config.html.files)
-    for tab in tabs:
-        files.update(layout.shown_notebooks(tab).rglob("*.ipynb"))
-        files.update((layout.launch / tab).rglob("*.ipynb"))
-        files.add(layout.pdf(config.project.name, tab))
-    return fingerprint(config.root, files, repr(tabs))
-
-
-def _site_kept(folder: Path, inputs: str) -> bool:
-    """Whether the site in `folder` was made from `inputs` and every file of it is still
-    the one written (none deleted, truncated, edited or added since)."""
-    record = read_record(folder / INPUTS_STAMP, {FINGERPRINT: str, "files": dict})
-    return record is not None and record[FINGERPRINT] == inputs and \
-        record["files"] == tree_hashes(folder, leave_out=(INPUTS_STAMP,))
-
-
 def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
                 layout: Layout, progress=None) -> RenderResult:
     """Render the book for `tabs` into its site folder; the old site stays until done.
@@ -334,12 +297,14 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     staging = final.with_name(final.name + ".new")
     for leftover in (staging, old_folder(final)):   # what a render killed midway left
         remove(leftover)
-    inputs = _inputs_fingerprint(book, config, tabs, layout)
-    if _site_kept(final, inputs):
+    inputs = site_fingerprint(book, config, tabs, layout)
+    record = read_record(final / INPUTS_STAMP, {FINGERPRINT: str, "files": dict})
+    if site_kept(final, record, inputs):
         return RenderResult(final, len(book.pages()), rendered=False)
     try:
-        _write_site(Site(config, book, numbers, tabs, staging, layout), final.name, progress)
-        write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging))
+        site = Site(config, book, numbers, tabs, staging, layout)
+        keys = _write_site(site, final, kept_pages(final, record), progress)
+        write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging), **{PAGES: keys})
         # Published only now: a failure above leaves the previous site intact.
         replace_folder(staging, final, last=INPUTS_STAMP)
     except BaseException as err:   # a failure or Ctrl-C leaves no half-written site
@@ -350,21 +315,26 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     return RenderResult(final, len(book.pages()))
 
 
-def _write_site(site: Site, name: str, progress) -> None:
-    """Write the whole site into `site.folder`, which is served as `name` in _build."""
+def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
+    """Write the whole site into `site.folder`, which will replace `final` in _build: the
+    pages whose key is in `kept` are copied from there. Return each page's key."""
     layout, tabs, staging = site.layout, site.tabs, site.folder
     staging.mkdir(parents=True)
     pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
+    keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs)
     pages = site.book.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
-        path = staging / section.path.with_suffix(".html")
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(render_page(site, pages, position), encoding="utf-8")
+        name = page_file(section)
+        (staging / name).parent.mkdir(parents=True, exist_ok=True)
+        if kept.get(name) == keys[name]:
+            shutil.copyfile(final / name, staging / name)
+        else:
+            (staging / name).write_text(render_page(site, pages, position), encoding="utf-8")
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
-    (staging / "search.html").write_text(_search_page(site, name), encoding="utf-8")
+    (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
     static = staging / "_static"
     static.mkdir()
     (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")
@@ -380,6 +350,7 @@ def _write_site(site: Site, name: str, progress) -> None:
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging, tabs)
     _copy_book_files(site.config, staging)
+    return keys
 
 
 def _copy_book_files(config: Config, staging: Path) -> None:

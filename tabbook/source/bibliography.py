@@ -9,6 +9,7 @@ math, font commands). What this module adds is what a reference list shows
 """
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from dataclasses import dataclass
@@ -114,7 +115,14 @@ def _name(person: Person) -> Name:
 
 def _parse(path: Path) -> tuple[dict[str, Entry], list[BibError]]:
     """The entries of a .bib file, and what could not be read as written."""
-    text = path.read_text(encoding="utf-8", errors="replace")
+    entries, errors = _parse_text(str(path), path.read_text(encoding="utf-8", errors="replace"))
+    return dict(entries), list(errors)
+
+
+@functools.lru_cache(maxsize=8)
+def _parse_text(filename: str, text: str) -> tuple[dict[str, Entry], tuple[BibError, ...]]:
+    """`_parse` of a file's text, once per text: the check, the numbering and the
+    renderers each read the bibliography, and pybtex is slow."""
     errors: list[BibError] = []
 
     def start_line() -> int:
@@ -129,7 +137,7 @@ def _parse(path: Path) -> tuple[dict[str, Entry], list[BibError]]:
                                FIXES.get(error.error_type, SYNTAX_FIX)))
 
     # The parser adds each @string to the macros it is given: a copy of BibTeX's months.
-    commands = LowLevelParser(text, handle_error=report, filename=str(path),
+    commands = LowLevelParser(text, handle_error=report, filename=filename,
                               macros=CaseInsensitiveDict(month_names))
     entries: dict[str, Entry] = {}
     for command, body in commands:   # body: (key, fields) for an entry
@@ -158,7 +166,7 @@ def _parse(path: Path) -> tuple[dict[str, Entry], list[BibError]]:
         entries[key] = Entry(key, command.lower(),
                              {name: latex_text(value) for name, value in fields.items()},
                              people)
-    return entries, sorted(errors, key=lambda error: error.line)
+    return entries, tuple(sorted(errors, key=lambda error: error.line))
 
 
 def read_bibliography(path: Path) -> dict[str, Entry]:
