@@ -18,15 +18,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tabbook.bootstrap.environments import ensure_debian_packages
+from tabbook.bootstrap.environments import ensure_test_tools
 
-# The Debian packages of a one-machine Slurm: the file each provides, and the package.
-SLURM_PACKAGES = {
-    Path("/usr/sbin/munged"): "munge",
-    Path("/usr/sbin/slurmctld"): "slurmctld",
-    Path("/usr/sbin/slurmd"): "slurmd",
-    Path("/usr/bin/sbatch"): "slurm-client",
-}
 START_SECONDS = 60   # for the node to register with the controller
 COMPUTE_PARTITION = "compute"
 """The partition of this machine's node alone: where the tests' jobs run."""
@@ -132,7 +125,7 @@ class SlurmCluster:
         key.chmod(0o400)
 
     def start(self) -> None:
-        ensure_debian_packages(SLURM_PACKAGES, "for the Slurm tests")
+        ensure_test_tools()   # Debian's munge and Slurm, as the browser tests get Chromium
         self.write_configuration()
         logs = self.folder / "log"
         self._spawn(["munged", "-F", "--force", f"--key-file={self.folder / 'munge.key'}",

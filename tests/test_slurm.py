@@ -223,22 +223,35 @@ def book_gpu_nodes() -> tuple[GpuNodes, ...]:
                  for partition in dict.fromkeys(["gpu", *partitions]))
 
 
+def rejection(cluster: SlurmCluster, name: str, script: str) -> str:
+    """Why Slurm rejects `script` ("" if it does not): one asking for GPUs must pass
+    `sbatch --test-only`; any other must run to its end, status 0."""
+    path = cluster.folder / "scripts" / f"{name}.sh"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(script)
+    if asks_for_gpus(script):
+        result = cluster.run("sbatch", "--test-only", str(path), check=False, cwd=path.parent)
+        accepted = result.returncode == 0 and "to start at" in result.stderr
+    else:
+        result = cluster.run("sbatch", "--wait", f"--output={path.with_suffix('.out')}",
+                             str(path), check=False, cwd=path.parent)
+        accepted = result.returncode == 0
+    return "" if accepted else result.stdout + result.stderr
+
+
 def test_every_slurm_script_of_the_book_is_accepted_by_slurm(cluster, built_repository):
+    # The judge first: it runs a script that needs no GPU, and sees a wrong one.
+    assert not rejection(cluster, "control", "#!/bin/bash\n#SBATCH --time=00:01:00\n"
+                                              "echo bonjour\n")
+    assert (cluster.folder / "scripts" / "control.out").read_text() == "bonjour\n"
+    assert "Requested node configuration is not available" in rejection(
+        cluster, "too-many-gpus", "#!/bin/bash\n#SBATCH --gres=gpu:64\nnvidia-smi\n")
+    assert rejection(cluster, "bad-time", "#!/bin/bash\n#SBATCH --gres=gpu:1\n"
+                                          "#SBATCH --time=quatre-heures\nnvidia-smi\n")
+
     scripts = sbatch_scripts(built_repository / "_build" / "html")
     assert len(scripts) >= 3, scripts   # hpc.md shows three at least
-    rejected = []
-    for page, number, script in scripts:
-        path = cluster.folder / "scripts" / f"{page.replace('/', '-')}-{number}.sh"
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(script)
-        if asks_for_gpus(script):
-            result = cluster.run("sbatch", "--test-only", str(path), check=False,
-                                 cwd=path.parent)
-            accepted = result.returncode == 0 and "to start at" in result.stderr
-        else:
-            result = cluster.run("sbatch", "--parsable", "--wait", str(path), check=False,
-                                 cwd=path.parent)
-            accepted = result.returncode == 0
-        if not accepted:
-            rejected.append(f"{page}, code block {number}:\n{script}\n→ {result.stderr}")
+    rejected = [f"{page}, code block {number}:\n{script}\n→ {said}"
+                for page, number, script in scripts
+                if (said := rejection(cluster, f"{page.replace('/', '-')}-{number}", script))]
     assert not rejected, "\n\n".join(rejected)

@@ -88,12 +88,12 @@ def book_folder(args: argparse.Namespace, root: Path) -> Path:
 
 def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
     """The build system's own test suite (whatever book -C names); with `--fast`, only
-    the tests that need no framework kernel, browser or network."""
+    the tests that need no framework kernel, browser, network or Slurm."""
     ensure_test_tools()
     root = TOOL_ROOT
     pytest_args = [arg for arg in args.pytest_args if arg != "--fast"]
     # --fast: the tests in none of the slow layers that pytest.ini declares.
-    layers = ["-m", "not kernels and not browser and not network"] \
+    layers = ["-m", "not kernels and not browser and not network and not slurm"] \
         if "--fast" in args.pytest_args else []
     # The whole suite unless some tests are named (`test tests/test_report.py`).
     named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()

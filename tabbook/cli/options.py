@@ -125,7 +125,7 @@ def make_parser() -> argparse.ArgumentParser:
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest; "
                                             "--fast: only the tests that need no kernel, "
-                                            "browser or network)")
+                                            "browser, network or Slurm)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
 

@@ -114,13 +114,13 @@ def task_outcome(folder: Path) -> TaskOutcome:
     if report is None:
         said = f"exit status {status}" if status is not None else "no exit status"
         return TaskOutcome(folder.name, folder, status, None,
-                           (f"no report: its eval did not run to the end ({said}); the end "
-                            "of its log follows",), _log_tail(folder))
+                           (f"no report: its eval did not run to the end ({said})",),
+                           _log_tail(folder))
     problems = tuple(_row_problem(row) for row in report["rows"]
                      if not Verdict(row["verdict"]).ok)
     if status and not problems:   # the report is fine but eval failed: a check after it
         return TaskOutcome(folder.name, folder, status, report,
-                           (f"exit status {status}: see the end of its log",),
+                           (f"exit status {status} after its report",),
                            _log_tail(folder))
     return TaskOutcome(folder.name, folder, status, report, problems)
 
@@ -160,28 +160,34 @@ def gather(layout: Layout, folders: list[Path], summary: Path) -> GatherResult:
 def summary_markdown(result: GatherResult, layout: Layout) -> str:
     """The GPU job's summary: one line per task, why the failed ones failed, the frozen
     files written, then every task's report (its titles one level down)."""
-    failed = result.failed
     lines = ["# GPU job", "",
-             f"{len(result.tasks)} tasks, {len(failed)} failed · "
+             f"{len(result.tasks)} tasks, {len(result.failed)} failed · "
              f"{len(result.written)} frozen notebooks written", "",
-             "| task | result | sections |", "| --- | --- | --- |"]
-    for task in result.tasks:
-        rows = len(task.report["rows"]) if task.report else 0
-        lines.append(f"| {task.name} | {'FAILED' if task.failed else 'ok'} | {rows} |")
-    if failed:
-        lines += ["", "## Failed tasks"]
-        for task in failed:
-            lines += ["", f"### {task.name}", "",
-                      *("- " + problem.replace("\n", "\n  ") for problem in task.problems)]
-            if task.log_tail:
-                lines += ["", "```", *task.log_tail, "```"]
+             "| task | result | sections |", "| --- | --- | --- |",
+             *(f"| {task.name} | {'FAILED' if task.failed else 'ok'} | "
+               f"{len(task.report['rows']) if task.report else 0} |" for task in result.tasks)]
+    if result.failed:
+        lines += ["", "## Failed tasks", *(line for task in result.failed
+                                           for line in _failure_lines(task))]
     if result.written:
         lines += ["", "## Frozen notebooks written", "",
                   *(f"- `{layout.shown(path)}`" for path in result.written)]
     for task in result.tasks:
-        report = _report(task.folder, ".md")
-        if report.is_file():
-            title, *body = report.read_text(encoding="utf-8").splitlines()
-            lines += ["", f"## {task.name}: {title.lstrip('# ')}",
-                      *("#" + line if line.startswith("#") else line for line in body)]
+        lines += _report_lines(task)
     return "\n".join(lines) + "\n"
+
+
+def _failure_lines(task: TaskOutcome) -> list[str]:
+    lines = ["", f"### {task.name}", "",
+             *("- " + problem.replace("\n", "\n  ") for problem in task.problems)]
+    return lines + (["", "```", *task.log_tail, "```"] if task.log_tail else [])
+
+
+def _report_lines(task: TaskOutcome) -> list[str]:
+    """The task's report.md, under a title that names the task."""
+    report = _report(task.folder, ".md")
+    if not report.is_file():
+        return []
+    title, *body = report.read_text(encoding="utf-8").splitlines()
+    return ["", f"## {task.name}: {title.lstrip('# ')}",
+            *("#" + line if line.startswith("#") else line for line in body)]
