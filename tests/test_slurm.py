@@ -64,7 +64,8 @@ def cluster(tmp_path_factory):
 @pytest.fixture(scope="module")
 def gpu_job(cluster, framework_pythons, tmp_path_factory):
     """The GPU job submitted for a book of three GPU sections and one CPU section, one
-    GPU section raising in PyTorch; waited for. Returns (book, marker, job ids, seconds)."""
+    GPU section raising in PyTorch; waited for. Returns the book, the marker file, the
+    job ids, the seconds it took, and what the submission and squeue said."""
     root = tmp_path_factory.mktemp("book")
     marker = tmp_path_factory.mktemp("marker") / "executions.txt"
     with_build_system(root)
@@ -84,8 +85,9 @@ def gpu_job(cluster, framework_pythons, tmp_path_factory):
     submitted = cluster.run("bash", "gpu-job/submit-slurm.sh", cwd=root, env=env, check=False)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
     array, gather = submitted.stdout.split("\n")[-2].split()
+    queued = cluster.run("squeue", "-h", "-o", "%i %j %T %r").stdout
     cluster.wait_for_jobs([array, gather], JOB_SECONDS)
-    return root, marker, (array, gather), time.monotonic() - started, submitted.stdout
+    return root, marker, (array, gather), time.monotonic() - started, submitted.stdout + queued
 
 
 def jobcomp_records(cluster: SlurmCluster) -> dict[str, dict[str, str]]:
@@ -108,6 +110,8 @@ def array_task_ids(cluster: SlurmCluster, array: str) -> dict[str, str]:
 def test_the_gpu_job_runs_each_section_once_then_gathers_them(cluster, gpu_job):
     root, marker, (array, gather), seconds, said = gpu_job
     print(said, f"submitted to gathered in {seconds:.0f} s", sep="\n")
+    # Just submitted, the gathering job waits for the array (and starts after it: below).
+    assert f"{gather} gpu-job-gather PENDING Dependency" in said
     # Every GPU section × framework ran exactly once across the tasks; the CPU section
     # (no #gpus) in none: --gpu-only.
     executions = sorted(marker.read_text().split("\n")[:-1])

@@ -16,6 +16,7 @@ is an error, found before anything is written.
 from __future__ import annotations
 
 import json
+import textwrap
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -179,7 +180,7 @@ def summary_markdown(result: GatherResult, layout: Layout) -> str:
 
 def _failure_lines(task: TaskOutcome) -> list[str]:
     lines = ["", f"### {task.name}", "",
-             *("- " + problem.replace("\n", "\n  ") for problem in task.problems)]
+             *("- " + textwrap.indent(problem, "  ").lstrip() for problem in task.problems)]
     return lines + (["", "```", *task.log_tail, "```"] if task.log_tail else [])
 
 
