@@ -45,10 +45,15 @@ def free_port() -> int:
         return probe.getsockname()[1]
 
 
+def fields(line: str) -> dict[str, str]:
+    """The Key=value fields of a line that Slurm prints (slurmd -C, scontrol -o, jobcomp)."""
+    return dict(re.findall(r"(\w+)=(\S*)", line))
+
+
 def this_node() -> dict[str, str]:
     """`slurmd -C`'s description of this machine: NodeName, CPUs, RealMemory…"""
     said = subprocess.run(["slurmd", "-C"], capture_output=True, text=True, check=True).stdout
-    return dict(re.findall(r"(\w+)=(\S+)", said.splitlines()[0]))
+    return fields(said.splitlines()[0])
 
 
 @dataclass

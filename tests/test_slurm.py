@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 
 from conftest import REPO, site_pages, with_build_system, write_book
-from slurm_cluster import COMPUTE_PARTITION, GpuNodes, SlurmCluster
+from slurm_cluster import COMPUTE_PARTITION, GpuNodes, SlurmCluster, fields
 from tabbook.execution.gather import EXIT_STATUS
 
 pytestmark = [pytest.mark.slurm, pytest.mark.kernels]
@@ -78,7 +78,8 @@ def gpu_job(cluster, framework_pythons, tmp_path_factory):
                       "chap/cpu.md": gpu_section("cpu", marker).replace("#gpus(1)\n", "")})
     env = {"TABS": " ".join(TABS), "SHARDS": str(SHARDS),
            # The test cluster has no GPU: none asked for, none required.
-           "GPUS": "", "REQUIRE_GPU": "no", "PARTITION": COMPUTE_PARTITION, "CPUS": "1", "TIME": "00:20:00",
+           "GPUS": "", "REQUIRE_GPU": "no",
+           "PARTITION": COMPUTE_PARTITION, "CPUS": "1", "TIME": "00:20:00",
            "BUILD_PYTHON": sys.executable, "TABBOOK_USE_CURRENT_PYTHON": "1",
            **{f"PYTHON_{tab.upper()}": str(framework_pythons[tab]) for tab in TABS}}
     started = time.monotonic()
@@ -91,20 +92,16 @@ def gpu_job(cluster, framework_pythons, tmp_path_factory):
 
 
 def jobcomp_records(cluster: SlurmCluster) -> dict[str, dict[str, str]]:
-    """The finished jobs, by id (array tasks as <array>_<index>), from jobcomp/filetxt."""
-    records = {}
-    for line in cluster.jobcomp.read_text().splitlines():
-        fields = dict(re.findall(r"(\w+)=(\S*)", line))
-        records[fields["JobId"]] = fields
-    return records
+    """The finished jobs by job id (an array task under its own), from jobcomp/filetxt."""
+    return {record["JobId"]: record
+            for record in map(fields, cluster.jobcomp.read_text().splitlines())}
 
 
 def array_task_ids(cluster: SlurmCluster, array: str) -> dict[str, str]:
     """Array index -> job id of each task (scontrol keeps finished jobs for MinJobAge)."""
     said = cluster.run("scontrol", "-o", "show", "job", array).stdout
-    return {fields["ArrayTaskId"]: fields["JobId"]
-            for fields in (dict(re.findall(r"(\w+)=(\S*)", line)) for line in said.splitlines())
-            if "ArrayTaskId" in fields}
+    return {job["ArrayTaskId"]: job["JobId"] for job in map(fields, said.splitlines())
+            if "ArrayTaskId" in job}
 
 
 def test_the_gpu_job_runs_each_section_once_then_gathers_them(cluster, gpu_job):
