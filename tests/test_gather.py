@@ -80,7 +80,7 @@ def test_frozen_results_are_merged_and_failures_named(tmp_path):
     assert "- `chap/a` [mxnet]: framework sees no GPU" in summary
     assert ("- no report: its eval did not run to the end (no exit status)\n\n```\ndébut\n"
             "ModuleNotFoundError: No module named 'mxnet'\n```") in summary
-    assert "### tf-1of2\n\n- never started: no folder" in summary
+    assert "### tf-1of2\n\n- never started: no report, exit status or log" in summary
     # Each report follows, its titles one level down.
     assert "## pytorch-1of2: GPU execution report\n\n### Sections\n\npytorch-1of2's table" \
         in summary

@@ -107,16 +107,16 @@ def _row_problem(row: dict) -> str:
 
 def task_outcome(folder: Path) -> TaskOutcome:
     """What the task that left `folder` did, and why it failed if it did."""
-    if not folder.is_dir():
-        return TaskOutcome(folder.name, folder, None, None,
-                           ("never started: no folder (cancelled, or stopped before its "
-                            "start; see Slurm's log of the array)",))
     status, report = _exit_status(folder), _report_of(folder)
     if report is None:
-        said = f"exit status {status}" if status is not None else "no exit status"
-        return TaskOutcome(folder.name, folder, status, None,
-                           (f"no report: its eval did not run to the end ({said})",),
-                           _log_tail(folder))
+        tail = _log_tail(folder)
+        if status is None and not tail:
+            why = "never started: no report, exit status or log (cancelled, or stopped " \
+                  "before it began)"
+        else:
+            said = f"exit status {status}" if status is not None else "no exit status"
+            why = f"no report: its eval did not run to the end ({said})"
+        return TaskOutcome(folder.name, folder, status, None, (why,), tail)
     problems = tuple(_row_problem(row) for row in report["rows"]
                      if not Verdict(row["verdict"]).ok)
     if status and not problems:   # the report is fine but eval failed: a check after it
