@@ -1,6 +1,6 @@
-"""A real single-node Slurm for the tests: Debian's munged, slurmctld and slurmd, run as
-root from a private folder (configuration, state, spool, logs, pid files, munge socket),
-on free ports, so that nothing of the machine's own Slurm, if any, is touched.
+"""A real single-node Slurm for the tests: Debian's munged, slurmctld and slurmd, run by
+the user of the tests from a private folder (configuration, state, spool, logs, pid
+files, munge socket), on free ports: nothing of the machine's own Slurm is touched.
 
 Besides the node that runs jobs (this machine, its CPUs and memory as `slurmd -C` reports
 them), the configuration may declare GPU nodes that do not exist: count-only GRES (no
@@ -9,6 +9,7 @@ script that asks for GPUs, features or several nodes against a cluster that has 
 """
 from __future__ import annotations
 
+import getpass
 import os
 import re
 import secrets
@@ -87,7 +88,9 @@ class SlurmCluster:
             "ClusterName=tabbook-test",
             f"SlurmctldHost={name}",
             f"SlurmctldPort={free_port()}", f"SlurmdPort={free_port()}",
-            "SlurmUser=root", "SlurmdUser=root",
+            # The daemons run as whoever runs the tests (root, or a CI runner's user), and
+            # so do the jobs: a one-user cluster needs no privilege but apt's.
+            f"SlurmUser={getpass.getuser()}", f"SlurmdUser={getpass.getuser()}",
             "AuthType=auth/munge", "CredType=cred/munge", f"AuthInfo=socket={socket_path}",
             f"StateSaveLocation={self.folder / 'state'}",
             f"SlurmdSpoolDir={self.folder / 'spool'}",
