@@ -21,6 +21,8 @@ cd "$(dirname "$0")/.."
 TABS=${TABS:-"pytorch mxnet tensorflow"}  # the frameworks, one block of SHARDS tasks each
 SHARDS=${SHARDS:-2}                       # tasks per framework: eval --shard K/SHARDS
 FORCE=${FORCE:-no}                        # yes: ignore the execution cache (eval --force)
+DRY_RUN=${DRY_RUN:-no}                    # yes: only ask Slurm whether it would accept
+                                          # the jobs (sbatch --test-only), submit nothing
 REQUIRE_GPU=${REQUIRE_GPU:-yes}           # no: drop --require-gpu (only for a Slurm
                                           # without GPUs: the tests')
 # Each framework's environment, read by the task on its node (T: the tab in capitals):
@@ -55,27 +57,36 @@ fi
 "${BUILD_PYTHON:-python3}" build.py check
 
 run="_build/slurm/$(date +%Y%m%d-%H%M%S)"
-mkdir -p "$run"
-common=(--parsable ${ACCOUNT:+--account="$ACCOUNT"} ${QOS:+--qos="$QOS"} $EXTRA)
+count=$((${#tabs[@]} * SHARDS))
+common=(${ACCOUNT:+--account="$ACCOUNT"} ${QOS:+--qos="$QOS"} $EXTRA)
+tasks=("${common[@]}" --job-name=gpu-job --array="0-$((count - 1))"
+       ${PARTITION:+--partition="$PARTITION"} ${GPUS:+--gres="$GPUS"}
+       --cpus-per-task="$CPUS" ${MEMORY:+--mem="$MEMORY"} --time="$TIME"
+       ${CONSTRAINT:+--constraint="$CONSTRAINT"} --output="$run/task-%a.log")
+gathering=("${common[@]}" --job-name=gpu-job-gather
+           ${GATHER_PARTITION:+--partition="$GATHER_PARTITION"} --time="$GATHER_TIME"
+           --output="$run/gather.log")
+if [ "$DRY_RUN" = yes ]; then   # Slurm's answer only: nothing submitted, nothing written
+    sbatch --test-only "${tasks[@]}" gpu-job/slurm-task.sbatch
+    sbatch --test-only "${gathering[@]}" gpu-job/slurm-gather.sbatch
+    exit
+fi
+
 # Task i is framework i / SHARDS, shard i % SHARDS + 1 (the task script does the same);
 # its folder gets its Slurm output as slurm.log, which the summary quotes on failure.
 folders=()
-for ((i = 0; i < ${#tabs[@]} * SHARDS; i++)); do
+for ((i = 0; i < count; i++)); do
     folder="$run/${tabs[i / SHARDS]}-$((i % SHARDS + 1))of$SHARDS"
     mkdir -p "$folder"
     ln -s "../task-$i.log" "$folder/slurm.log"
     folders+=("$folder")
 done
-array=$(sbatch "${common[@]}" --job-name=gpu-job --array="0-$((${#folders[@]} - 1))" \
-    ${PARTITION:+--partition="$PARTITION"} ${GPUS:+--gres="$GPUS"} \
-    --cpus-per-task="$CPUS" ${MEMORY:+--mem="$MEMORY"} --time="$TIME" \
-    ${CONSTRAINT:+--constraint="$CONSTRAINT"} --output="$run/task-%a.log" \
+array=$(sbatch --parsable "${tasks[@]}" \
     gpu-job/slurm-task.sbatch "$run" "$SHARDS" "$REQUIRE_GPU" "$FORCE" "${tabs[@]}")
 array=${array%%;*}   # --parsable: "id" or "id;cluster"
-gather=$(sbatch "${common[@]}" --job-name=gpu-job-gather --dependency="afterany:$array" \
-    ${GATHER_PARTITION:+--partition="$GATHER_PARTITION"} --time="$GATHER_TIME" \
-    --output="$run/gather.log" gpu-job/slurm-gather.sbatch "$run/summary.md" "${folders[@]}")
+gather=$(sbatch --parsable "${gathering[@]}" --dependency="afterany:$array" \
+    gpu-job/slurm-gather.sbatch "$run/summary.md" "${folders[@]}")
 gather=${gather%%;*}
-echo "array job $array: ${#folders[@]} tasks (${tabs[*]} × $SHARDS shards), logs in $run/"
+echo "array job $array: $count tasks (${tabs[*]} × $SHARDS shards), logs in $run/"
 echo "gathering job $gather: after the array, summary in $run/summary.md"
 echo "$array $gather"

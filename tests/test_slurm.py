@@ -62,10 +62,9 @@ def cluster(tmp_path_factory):
 
 
 @pytest.fixture(scope="module")
-def gpu_job(cluster, framework_pythons, tmp_path_factory):
-    """The GPU job submitted for a book of three GPU sections and one CPU section, one
-    GPU section raising in PyTorch; waited for. Returns the book, the marker file, the
-    job ids, the seconds it took, and what the submission and squeue said."""
+def small_book(tmp_path_factory) -> tuple[Path, Path]:
+    """A book of three GPU sections, one raising in PyTorch, and one CPU section, with the
+    build system and gpu-job/ beside it; and the file its code notes its runs in."""
     root = tmp_path_factory.mktemp("book")
     marker = tmp_path_factory.mktemp("marker") / "executions.txt"
     with_build_system(root)
@@ -76,12 +75,23 @@ def gpu_job(cluster, framework_pythons, tmp_path_factory):
                       "chap/beta.md": gpu_section("beta", marker),
                       "chap/boom.md": gpu_section("boom", marker, "1 / 0"),
                       "chap/cpu.md": gpu_section("cpu", marker).replace("#gpus(1)\n", "")})
+    return root, marker
+
+
+BUILD = {"BUILD_PYTHON": sys.executable, "TABBOOK_USE_CURRENT_PYTHON": "1"}
+"""How the tasks run build.py here: with the tests' interpreter, as it is."""
+
+
+@pytest.fixture(scope="module")
+def gpu_job(cluster, framework_pythons, small_book):
+    """The GPU job submitted for the small book, waited for. Returns the book, the marker
+    file, the job ids, the seconds it took, and what the submission and squeue said."""
+    root, marker = small_book
     env = {"TABS": " ".join(TABS), "SHARDS": str(SHARDS),
            # The test cluster has no GPU: none asked for, none required.
            "GPUS": "", "REQUIRE_GPU": "no",
            "PARTITION": COMPUTE_PARTITION, "CPUS": "1", "TIME": "00:20:00",
-           "BUILD_PYTHON": sys.executable, "TABBOOK_USE_CURRENT_PYTHON": "1",
-           **{f"PYTHON_{tab.upper()}": str(framework_pythons[tab]) for tab in TABS}}
+           **BUILD, **{f"PYTHON_{tab.upper()}": str(framework_pythons[tab]) for tab in TABS}}
     started = time.monotonic()
     submitted = cluster.run("bash", "gpu-job/submit-slurm.sh", cwd=root, env=env, check=False)
     assert submitted.returncode == 0, submitted.stdout + submitted.stderr
@@ -149,6 +159,22 @@ def test_the_gpu_job_runs_each_section_once_then_gathers_them(cluster, gpu_job):
                             for tab in TABS if (name, tab) != ("boom", "pytorch"))
     assert "print('fini : alpha')" in (root / "frozen" / "pytorch" / "chap" /
                                        "alpha.ipynb").read_text()
+
+
+def test_the_committed_resources_are_what_a_gpu_partition_accepts(cluster, small_book):
+    """The resources gpu-job/submit-slurm.sh asks for by default (two GPUs, eight cores,
+    two hours), asked of the declared GPU nodes: Slurm would run the array and the
+    gathering job."""
+    root, _ = small_book
+    runs = root / "_build" / "slurm"
+    before = sorted(runs.iterdir()) if runs.is_dir() else []
+    said = cluster.run("bash", "gpu-job/submit-slurm.sh", cwd=root, check=False,
+                       env={"DRY_RUN": "yes", "PARTITION": "gpu", **BUILD})
+    assert said.returncode == 0, said.stdout + said.stderr
+    answers = re.findall(r"Job \d+ to start at \S+ using (\d+) processors on nodes \S+ in "
+                         r"partition gpu", said.stderr)
+    assert answers == ["8", "1"], said.stderr   # the array's tasks, then the gathering job
+    assert (sorted(runs.iterdir()) if runs.is_dir() else []) == before   # nothing written
 
 
 # -- the book's Slurm scripts -------------------------------------------------------------
