@@ -4,10 +4,11 @@ A single-node cluster runs on this machine (tests/slurm_cluster.py: Debian's mun
 Slurm, installed on first need as the browser tests install Chromium). On it:
 
 * the GPU job's array (gpu-job/submit-slurm.sh) for a small book, with the GPU
-  requirement turned off (GPUS and REQUIRE_GPU: the only difference from a real
-  cluster's run): every section × framework runs once across the tasks, the gathering
-  job starts after them all, and a section that raises is named in the summary while
-  the other tasks' frozen results are merged;
+  requirement turned off (`GPUS=` and `REQUIRE_GPU=no`, which only the tests set):
+  every section × framework runs once across the tasks, the gathering job starts
+  after them all, and a section that raises is named in the summary while the other
+  tasks' frozen results are merged; with its default resources, Slurm would accept
+  the job on the declared GPU nodes (`DRY_RUN=yes`);
 * every `#SBATCH` script the built site shows, taken from its pages as readers copy
   it: those asking for GPUs must be accepted by `sbatch --test-only` against GPU
   nodes declared as they request them (count-only GRES); the others run to the end.
