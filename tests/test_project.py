@@ -152,7 +152,9 @@ def test_the_gpu_workflow_freezes_the_gpu_sections_in_shards_and_proposes_them()
     frameworks, shards = matrix["framework"], matrix["shard"]
     assert sorted(frameworks) == sorted(load_config(REPO).build.tabs)
     lines = [line.strip() for step in job["steps"] for line in step.get("run", "").split("\n")]
-    builds = [line for line in lines if re.match(r"python3(\.11)? build\.py", line)]
+    # The eval line keeps its status for the gathering job (`|| status=$?`).
+    builds = [line.split(" || ")[0] for line in lines
+              if re.match(r"python3(\.11)? build\.py", line)]
     assert builds
     parser = make_parser()
     for framework, shard, force in itertools.product(frameworks, shards, ("", "--force")):
@@ -175,22 +177,24 @@ def test_the_gpu_workflow_freezes_the_gpu_sections_in_shards_and_proposes_them()
         assert result.returncode == 0 and "--shard" in result.stdout, result.stderr
     uploads = {s["with"]["name"]: s for s in job["steps"]
                if s.get("uses", "").startswith("actions/upload-artifact")}
-    reports = uploads["gpu-${{ matrix.framework }}-${{ matrix.shard }}"]
-    assert reports["if"] == "always()"
-    assert {"_build/eval/report.json", "_build/eval/report.md"} <= set(
-        reports["with"]["path"].split())
-    assert uploads["frozen-${{ matrix.framework }}-${{ matrix.shard }}"]["with"]["path"] == \
-        "frozen/"
+    # A task is uploaded as the book folder `build.py gather` reads: its paths kept.
+    task = uploads["task-${{ matrix.framework }}-${{ matrix.shard }}"]
+    assert task["if"] == "always()"
+    assert {"frozen/", "_build/eval/report.json", "_build/eval/report.md", "exit-status"} <= set(
+        task["with"]["path"].split())
+    assert any("> exit-status" in line for line in lines)
 
-    # The last job merges the shards' frozen trees and opens a pull request with them.
+    # The last job gathers the tasks (frozen/, one summary), as the Slurm array's last job
+    # does, and opens a pull request with them.
     proposal = workflow["jobs"]["pull-request"]
     assert proposal["needs"] == "gpu" and proposal["permissions"]["pull-requests"] == "write"
     downloads = [s["with"] for s in proposal["steps"]
                  if s.get("uses", "").startswith("actions/download-artifact")]
-    assert {"pattern": "frozen-*", "path": "frozen", "merge-multiple": True} in downloads
+    assert {"pattern": "task-*", "path": "tasks"} in downloads
     script = "\n".join(s.get("run", "") for s in proposal["steps"])
+    assert "python3.11 build.py gather --summary summary.md tasks/task-*" in script
     assert "gh pr create" in script and "--body-file body.md" in script
-    assert "report.md" in script
+    assert "summary.md" in script
     result = subprocess.run(["bash", "-n"], input=script, capture_output=True, text=True)
     assert result.returncode == 0, result.stderr
 

@@ -238,6 +238,11 @@ TEST_TOOLS = {
     CHROMIUM: "chromium",                                # the browser tests drive it
     Path("/usr/bin/hunspell"): "hunspell",               # the French spelling test
     Path("/usr/share/hunspell/fr_FR.dic"): "hunspell-fr",
+    # The Slurm tests' single-node cluster (the GPU job's array, the book's scripts).
+    Path("/usr/sbin/munged"): "munge",
+    Path("/usr/sbin/slurmctld"): "slurmctld",
+    Path("/usr/sbin/slurmd"): "slurmd",
+    Path("/usr/bin/sbatch"): "slurm-client",
 }
 
 

@@ -15,6 +15,7 @@ from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..execution.evaluate import EvalPlan, EvalResult, ShardCut
 from ..execution.frozen import FreezeResult
+from ..execution.gather import GatherResult
 from ..execution.kernels import Gpu
 from ..execution.provenance import frozen_origin
 from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
@@ -263,6 +264,13 @@ class Console:
         self.say(f"freeze: {plural(len(result.written), 'notebook')} written into "
                  f"{layout.shown(layout.frozen_store)}/, {len(result.unchanged)} unchanged "
                  "(commit them)")
+
+    def gathered(self, result: GatherResult, layout: Layout) -> None:
+        for task in result.failed:
+            self.warn(f"task {task.name} failed: " + "; ".join(task.problems))
+        self.say(f"gathered {plural(len(result.tasks), 'task')} "
+                 f"({len(result.failed)} failed): {plural(len(result.written), 'frozen notebook')} "
+                 f"written; summary in {layout.shown(result.summary)}")
 
     def bug(self, trace: str) -> None:
         self.warn(trace.rstrip())

@@ -27,6 +27,7 @@ from ..core.layout import Layout
 from ..core.model import Book, SourceError
 from ..execution.evaluate import EvalOptions, evaluate, plan_eval
 from ..execution.evaluate import requirements as eval_requirements
+from ..execution.gather import gather
 from ..notebooks.library import stale_libraries, write_libraries
 from ..notebooks.split import write_notebooks
 from ..output.launch import copy_tree, write_launch_notebooks
@@ -87,12 +88,12 @@ def book_folder(args: argparse.Namespace, root: Path) -> Path:
 
 def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
     """The build system's own test suite (whatever book -C names); with `--fast`, only
-    the tests that need no framework kernel, browser or network."""
+    the tests that need no framework kernel, browser, network or Slurm."""
     ensure_test_tools()
     root = TOOL_ROOT
     pytest_args = [arg for arg in args.pytest_args if arg != "--fast"]
     # --fast: the tests in none of the slow layers that pytest.ini declares.
-    layers = ["-m", "not kernels and not browser and not network"] \
+    layers = ["-m", "not kernels and not browser and not network and not slurm"] \
         if "--fast" in args.pytest_args else []
     # The whole suite unless some tests are named (`test tests/test_report.py`).
     named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
@@ -100,6 +101,18 @@ def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int
     return subprocess.call([sys.executable, "-m", "pytest",
                             *([] if named else [str(root / "tests")]), *layers, *pytest_args],
                            cwd=root)
+
+
+def command_gather(args: argparse.Namespace, root: Path, console: Console) -> int:
+    """The GPU job's last step: its tasks' frozen results into frozen/, one summary. Its
+    status is 0 when that is done, failed tasks or not: the summary names them, and
+    the other tasks' results must still be proposed."""
+    layout = Layout(root)
+    summary = args.summary.resolve() if args.summary else layout.gpu_job_summary
+    with build_lock(layout, console):
+        result = gather(layout, [folder.resolve() for folder in args.tasks], summary)
+    console.gathered(result, layout)
+    return 0
 
 
 def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Config, Book] | None:
@@ -370,5 +383,5 @@ COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] =
     "check": command_check, "lib": command_lib, "notebooks": building(NOTEBOOKS),
     "eval": building(EVAL_COMMAND), "launch": building(EVAL, LAUNCH),
     "html": building(*SITE_STEPS), "serve": command_serve,
-    "pdf": building(EVAL, PDF), "test": command_test}
+    "pdf": building(EVAL, PDF), "gather": command_gather, "test": command_test}
 """What each command runs (None: build.py without a command builds everything)."""

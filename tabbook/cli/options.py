@@ -115,11 +115,20 @@ def make_parser() -> argparse.ArgumentParser:
     _add_execution(pdf)
     # A PDF always holds the whole book: its contents and references must resolve.
     pdf.set_defaults(only=None, gpu_only=False)
-    for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf):
+    gather = commands.add_parser(
+        "gather", help="merge the frozen results of the GPU job's tasks into frozen/ and "
+                       "write one summary of them (the GPU job's last step)")
+    gather.add_argument("tasks", nargs="+", type=Path, metavar="TASK_DIR",
+                        help="what a task left: a book folder after its `eval --freeze "
+                             "--shard K/N` (frozen/, _build/eval/report.json)")
+    gather.add_argument("--summary", type=Path, metavar="FILE",
+                        help="where to write the summary (default: "
+                             "_build/gpu-job/summary.md)")
+    for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf, gather):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest; "
                                             "--fast: only the tests that need no kernel, "
-                                            "browser or network)")
+                                            "browser, network or Slurm)")
     test.add_argument("pytest_args", nargs=argparse.REMAINDER)
     return parser
 

@@ -90,6 +90,12 @@ class Layout:
         """The build's Jupyter data folder: its kernel specs are under ``kernels/``."""
         return self.jupyter / "share" / "jupyter"
 
+    @property
+    def gpu_job_summary(self) -> Path:
+        """What `build.py gather` writes by default: the GPU job's tasks, failures and
+        reports in one Markdown file."""
+        return self.build / "gpu-job" / "summary.md"
+
     # -- committed beside the sources ---------------------------------------------
     @property
     def frozen_store(self) -> Path:

@@ -71,6 +71,8 @@ class ReportLine:
     verdict: Verdict
     frozen: str = ""
     """The frozen result: used, out of date, or "" when there is none."""
+    error: str = ""
+    """Why it failed, at the .md line (as the console said it); "" unless it failed."""
 
 
 @dataclass
@@ -112,7 +114,15 @@ class Report:
             f"{len(self.out_of_date)} out of date",
             "", "## GPUs seen", "", *self._gpu_lines(),
             "", "## Frameworks", "", *self._framework_lines(),
-            "", "## Sections", "", *self._section_lines()]) + "\n"
+            "", "## Sections", "", *self._section_lines(), *self._failure_lines()]) + "\n"
+
+    def _failure_lines(self) -> list[str]:
+        if not self.failed:
+            return []
+        return ["", "## Failures", "",
+                *(f"- `{row.section}` [{row.framework}]:\n\n  ```\n"
+                  + "".join(f"  {line}\n" for line in row.error.splitlines()) + "  ```"
+                  for row in self.failed)]
 
     def _gpu_lines(self) -> list[str]:
         if not self.gpus:
@@ -208,7 +218,8 @@ def report_line(execution: Execution, notebook: dict | None, gpus: list[Gpu],
         gpu_memory_peak_mib=device_use.get("gpu_memory_peak_mib", {}),
         output_devices=output_devices,
         verdict=_verdict(execution, notebook, gpus, info, use),
-        frozen=FROZEN.get(frozen_of(notebook or {}).get("status"), ""))
+        frozen=FROZEN.get(frozen_of(notebook or {}).get("status"), ""),
+        error=execution.message if execution.status is Status.FAILED else "")
 
 
 def write_report(report: Report, folder: Path) -> tuple[Path, Path]:
