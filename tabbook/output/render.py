@@ -8,6 +8,7 @@ offer the launch notebooks: what the stage needs of config.ini (`requirements`) 
 """
 from __future__ import annotations
 
+import contextlib
 import shutil
 import subprocess
 import time
@@ -266,16 +267,25 @@ def _search_page(site: Site, folder: str) -> str:
 def _index_search(folder: Path, tabs: tuple[str, ...]) -> None:
     """Pagefind builds the search index (its stemming follows <html lang>): one per
     framework on a site with tabs (``pagefind/<tab>/``), which holds the prose and that
-    framework's code and outputs only, so that results show the reader's code."""
+    framework's code and outputs only, so that results show the reader's code. The
+    indexes are built at once, each by its own Pagefind."""
     from pagefind_bin import get_executable
 
     runs = [["--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
              f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs] if len(tabs) > 1 else [[]]
-    for options in runs:
-        result = subprocess.run([str(get_executable()), "--site", str(folder), "--silent",
-                                 *options], capture_output=True, text=True, timeout=600)
-        if result.returncode != 0:
-            raise RenderError(f"pagefind failed: {result.stderr.strip()[-500:]}")
+    with contextlib.ExitStack() as stack:
+        indexers = [stack.enter_context(subprocess.Popen(
+            [str(get_executable()), "--site", str(folder), "--silent", *options],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)) for options in runs]
+        try:
+            errors = [indexer.communicate(timeout=600)[1] for indexer in indexers]
+        except subprocess.TimeoutExpired:
+            for indexer in indexers:
+                indexer.kill()
+            raise RenderError("pagefind did not finish in 10 minutes") from None
+    failed = [error for indexer, error in zip(indexers, errors) if indexer.returncode != 0]
+    if failed:
+        raise RenderError(f"pagefind failed: {failed[0].strip()[-500:]}")
 
 
 @dataclass

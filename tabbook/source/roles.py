@@ -54,6 +54,7 @@ BLOCK_ROLE = re.compile(rf":(?:({'|'.join(BLOCK_ROLES)}):`([^`]*)`|(end_tab):)[ 
 SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 CUSTOM_TEXT = re.compile(r"(.*?)\s*<([^>]+)>\s*", re.S)
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
+NEWLINE = re.compile("\n")
 # Inline tokens whose content is their source text (found in the inline token's content).
 WRITTEN_AS_IS = ("math_inline", "math_inline_double", "html_inline")
 
@@ -260,7 +261,7 @@ def child_lines(inline: Token) -> Iterator[tuple[Token, int]]:
     position, content = 0, inline.content
     # Where each line ends: a child's line is a lookup, not a count from the start (quadratic
     # in a long paragraph).
-    ends = [at for at, char in enumerate(content) if char == "\n"]
+    ends = [match.start() for match in NEWLINE.finditer(content)]
     for child in inline.children or ():
         span = child.meta.get("span")
         if span:
@@ -287,7 +288,7 @@ def located_tokens(tokens: Sequence[Token], first_line: int) -> Iterator[tuple[T
 def source_spans(tokens: Sequence[Token], text: str) -> Iterator[tuple[Token, int, int]]:
     """The roles, attribute lines and images of `tokens` (parsed from `text`) with the
     (start, end) offsets where `text` holds them; attribute lines with their newline."""
-    starts = [0, *(i + 1 for i, char in enumerate(text) if char == "\n"), len(text)]
+    starts = [0, *(match.end() for match in NEWLINE.finditer(text)), len(text)]
     searched: dict[int, int] = {}   # line -> offset where its next inline content may start
     for token in tokens:
         if token.type == "role_block":
