@@ -164,6 +164,7 @@ def test_citations_read_author_and_year(tmp_path):
     (r"pp.~1--10 --- ``quoted'' \emph{vraiment} \textbf{gras} \TeX{} $O(n)$",
      "pp.\u00a01–10 — “quoted” vraiment gras TeX O(n)"),
     (r"{Deep} {L}earning", "Deep Learning"),
+    ("{Apprentissage}  profond\n  sur {GPU} (Dollár)", "Apprentissage profond sur GPU (Dollár)"),
 ])
 def test_latex_accents_and_signs_in_bibtex_read_as_unicode(written, shown):
     assert latex_text(written) == shown

@@ -18,10 +18,12 @@ again with those found. Their boxes have a fixed width, so the pages do not move
 """
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import dataclasses
 import datetime
 import io
+import os
 import re
 import shutil
 import time
@@ -349,31 +351,46 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
                today: datetime.date | None = None) -> list[PdfResult]:
     """Print the book of each of `tabs` into ``_build/pdf/<name>-<tab>.pdf``; a PDF made
     from the very same inputs, and intact, is kept (Chromium starts only if one is not).
-    A failure leaves the previous PDF in place."""
+    The PDFs to print are printed at once, each by its own Chromium, as many as the
+    machine has processors. A failure leaves the previous PDF in place."""
+    day = today or datetime.date.today()
+    inputs = {tab: _fingerprint(book, config, tab, layout) for tab in tabs}
+    kept = {tab: _kept(layout.pdf(config.project.name, tab), layout.print_record(tab),
+                       inputs[tab], tab) for tab in tabs}
+    to_print = [tab for tab in tabs if kept[tab] is None]
+    workers = max(1, min(len(to_print), os.cpu_count() or 1))
     results = []
-    with full_temp_folder_reported(), contextlib.ExitStack() as stack:
-        browser = None
-        for tab in tabs:
-            started = time.monotonic()
-            path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
-            inputs = _fingerprint(book, config, tab, layout)
-            result = _kept(path, record_path, inputs, tab)
-            if result is None:
-                browser = browser or _launch_chromium(stack)
-                draft = print_layout(book, config, numbers, tab, layout,
-                                     today or datetime.date.today())
-                page = browser.new_page()
-                printed, prints = print_until_settled(
-                    page, layout.print_folder(tab) / DOCUMENT, draft,
-                    _previous_pages(record_path))
-                page.close()
-                atomic_write(path, printed.data)
-                write_stamp(record_path, inputs, pages=printed.pages,
-                            bookmarks=printed.bookmarks, pdf=file_hash(path),
-                            contents=landed(printed, draft.entries))
-                result = PdfResult(tab, path, printed.pages, printed.bookmarks,
-                                   len(printed.data), prints, time.monotonic() - started)
-            results.append(result)
-            if progress:
-                progress(result)
+    with full_temp_folder_reported(), \
+            concurrent.futures.ThreadPoolExecutor(workers, "pdf") as pool:
+        printing = {tab: pool.submit(_print_tab, book, config, numbers, tab, layout,
+                                     inputs[tab], day) for tab in to_print}
+        try:
+            for tab in tabs:   # in the order of the tabs, each as soon as it is there
+                result = kept[tab] or printing[tab].result()
+                results.append(result)
+                if progress:
+                    progress(result)
+        except BaseException:   # the first failure or Ctrl-C: nothing more is started
+            pool.shutdown(wait=True, cancel_futures=True)
+            raise
     return results
+
+
+def _print_tab(book: Book, config: Config, numbers: Numbers, tab: str, layout: Layout,
+               inputs: str, today: datetime.date) -> PdfResult:
+    """Print the book of `tab` with a Chromium of its own (Playwright's objects belong to
+    the thread that made them)."""
+    started = time.monotonic()
+    path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
+    with contextlib.ExitStack() as stack:
+        browser = _launch_chromium(stack)
+        draft = print_layout(book, config, numbers, tab, layout, today)
+        page = browser.new_page()
+        printed, prints = print_until_settled(page, layout.print_folder(tab) / DOCUMENT, draft,
+                                              _previous_pages(record_path))
+        page.close()
+    atomic_write(path, printed.data)
+    write_stamp(record_path, inputs, pages=printed.pages, bookmarks=printed.bookmarks,
+                pdf=file_hash(path), contents=landed(printed, draft.entries))
+    return PdfResult(tab, path, printed.pages, printed.bookmarks, len(printed.data), prints,
+                     time.monotonic() - started)

@@ -100,10 +100,16 @@ def _latex_context():
 _TO_TEXT = LatexNodes2Text(latex_context=_latex_context(), math_mode="text")
 
 
+PLAIN = re.compile(r"[^\\$%&~^_`'\-]*")
+"""A field without LaTeX but braces: most of them, which pylatexenc reads slowly."""
+
+
 def latex_text(value: str) -> str:
     """A BibTeX field's LaTeX as plain Unicode text (NFC, one space between words; a tie
     stays a no-break space)."""
-    text = re.sub(r"[ \t\r\n]+", " ", _TO_TEXT.latex_to_text(value)).strip()
+    plain = PLAIN.fullmatch(value)
+    text = value.replace("{", "").replace("}", "") if plain else _TO_TEXT.latex_to_text(value)
+    text = re.sub(r"[ \t\r\n]+", " ", text).strip()
     return unicodedata.normalize("NFC", text)
 
 
