@@ -12,7 +12,7 @@ from conftest import REPO
 PACKAGE = REPO / "tabbook"
 MAX_COMPLEXITY = 12
 MAX_LINES = 400
-LAYERS = ("bootstrap", "core", "source", "notebooks", "execution", "output", "cli")
+LAYERS = ("bootstrap", "core", "features", "source", "notebooks", "execution", "output", "cli")
 """Bottom to top: a module imports from its own layer and the layers below it only."""
 
 

@@ -20,7 +20,8 @@ from pypdf import PdfReader
 from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_system, write_book
 from tabbook.core.language import language_of
 from tabbook.core.model import METADATA_KEY
-from tabbook.notebooks.inline import collect_values, with_evaluating_cells, with_values
+from tabbook.features.inline_values import collect_values, with_evaluating_cells
+from tabbook.notebooks.features import with_rendered_roles
 from tabbook.output.typography import french
 
 TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
@@ -201,9 +202,10 @@ def test_a_title_or_a_statement_is_a_check_error(book):
                                         ("zh", "\\[未计算的值：y\\]")])
 def test_values_are_escaped_in_markdown_and_missing_ones_marked(lang, mark):
     """The mark of a value not computed is in the book's language."""
-    values = {("c1", "x"): {"value": "a*b_[c]"}, ("c1", "y"): {"error": "NameError: y"}}
-    text = with_values("Voir :eval:`x`, puis :eval:`y` et `:eval:`z``.", "c1",
-                       lambda *key: values.get(key), language_of(lang)[0])
+    values = ({"after": "c1", "expression": "x", "value": "a*b_[c]"},
+              {"after": "c1", "expression": "y", "error": "NameError: y"})
+    text = with_rendered_roles("Voir :eval:`x`, puis :eval:`y` et `:eval:`z``.", "c1",
+                               {"values": values}, language_of(lang)[0])
     assert text == f"Voir a\\*b\\_\\[c\\], puis {mark} et `:eval:`z``."
 
 

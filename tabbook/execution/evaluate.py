@@ -20,7 +20,7 @@ from ..core.config import CONFIG_FILE, Config
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import Problem, Section
-from ..notebooks.inline import value_problems
+from ..notebooks.features import run_problems
 from ..notebooks.library import library_source
 from ..notebooks.long_outputs import KEPT, LIMIT, long_outputs
 from ..notebooks.split import code_cells, split_section
@@ -104,8 +104,8 @@ class EvalResult:
     failed: bool
     """A notebook failed, or, with --require-gpu, a GPU section may not have used a GPU."""
     problems: tuple[Problem, ...] = ()
-    """The ``:eval:`` values the notebooks shown could not compute (warnings: strict
-    builds make them errors)."""
+    """What the features' roles cannot show of what the notebooks shown computed (values
+    not computed; warnings: strict builds make them errors)."""
     long_outputs: tuple[Problem, ...] = ()
     """The outputs too long to be published whole, which the pages, the PDF and the launch
     notebooks show cut (warnings: strict builds make them errors)."""
@@ -217,18 +217,19 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
             language)
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      prune(layout, plan), failed, inline_problems(executions),
+                      prune(layout, plan), failed, feature_problems(executions),
                       output_problems(executions))
 
 
-def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
-    """The ``:eval:`` roles of the executed notebooks that show no value, at their line."""
+def feature_problems(executions: list[Execution]) -> tuple[Problem, ...]:
+    """The features' roles of the executed notebooks that show nothing computed, at their
+    line."""
     problems = []
     for execution in executions:
         record, task = execution.record, execution.task
-        if execution.status.has_outputs and record is not None and task.inline:
-            problems += value_problems(task.section, task.tab,
-                                       code_cells(task.section, task.tab), list(record.values))
+        if execution.status.has_outputs and record is not None and task.annotations:
+            problems += run_problems(task.section, task.tab,
+                                     code_cells(task.section, task.tab), record.computed)
     return tuple(sorted(problems))
 
 
