@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
@@ -103,9 +103,9 @@ class EvalResult:
     """Executed notebooks and cache records of sections no longer in the book."""
     failed: bool
     """A notebook failed, or, with --require-gpu, a GPU section may not have used a GPU."""
-    problems: tuple[Problem, ...] = ()
-    """What the features' roles cannot show of what the notebooks shown computed (values
-    not computed; warnings: strict builds make them errors)."""
+    problems: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
+    """By feature key, what its roles cannot show of what the notebooks shown computed
+    (values not computed; warnings: strict builds make them errors)."""
     long_outputs: tuple[Problem, ...] = ()
     """The outputs too long to be published whole, which the pages, the PDF and the launch
     notebooks show cut (warnings: strict builds make them errors)."""
@@ -221,16 +221,18 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
                       output_problems(executions))
 
 
-def feature_problems(executions: list[Execution]) -> tuple[Problem, ...]:
-    """The features' roles of the executed notebooks that show nothing computed, at their
-    line."""
-    problems = []
+def feature_problems(executions: list[Execution]) -> dict[str, tuple[Problem, ...]]:
+    """By feature key, its roles of the executed notebooks that show nothing computed, at
+    their line."""
+    problems: dict[str, list[Problem]] = {}
     for execution in executions:
         record, task = execution.record, execution.task
         if execution.status.has_outputs and record is not None and task.annotations:
-            problems += run_problems(task.section, task.tab,
-                                     code_cells(task.section, task.tab), record.computed)
-    return tuple(sorted(problems))
+            for key, found in run_problems(task.section, task.tab,
+                                           code_cells(task.section, task.tab),
+                                           record.computed).items():
+                problems.setdefault(key, []).extend(found)
+    return {key: tuple(sorted(found)) for key, found in problems.items() if found}
 
 
 def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:

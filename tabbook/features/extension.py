@@ -72,11 +72,15 @@ class Feature:
     """Where the execution record and the executed notebook's metadata keep what
     `collect` returned."""
     is_result: Callable[[object], bool] = lambda item: False
-    """Whether a recorded item read back (cache, frozen store) is one `collect` makes."""
+    """Whether a recorded item read back (cache, frozen store) is one `collect` makes
+    (needed with `collect`: a record holding anything else is no record, run again)."""
     problems: Callable[[Section, str, Sequence[PlacedRole], Sequence[dict]],
                        list[Problem]] | None = None
     """After execution: (section, tab, its roles in that tab's notebook, what the run
     computed) -> what the pages cannot show (warnings, located)."""
+    counted: tuple[str, str, str] = ("", "", "")
+    """How the console counts `problems`: (one of what, what is wrong with them, what
+    the pages do instead)."""
     render_html: Callable[[str, ShownRole], str] | None = None
     """Render the role in a page: (content, where it is shown) -> HTML."""
     render_markdown: Callable[[str, str, Sequence[dict], Language], str] | None = None

@@ -228,4 +228,5 @@ INLINE_VALUES = Feature(
     key=KEY, roles=(ROLE,), check=check, annotate=notebook_expressions,
     prepare=with_evaluating_cells, collect=collect_values, added_cell=is_evaluating_cell,
     results_key=RESULTS, is_result=is_value, problems=value_problems,
+    counted=("inline value", "not computed", "the pages show a mark in their place"),
     render_html=html_value, render_markdown=markdown_value, ties_following_unit=True)

@@ -74,12 +74,13 @@ def annotations(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dic
 
 
 def run_problems(section: Section, tab: str, code: Mapping[int, CodeCell],
-                 computed: Computed) -> list[Problem]:
-    """What the pages of `section` for `tab` cannot show of what its run computed."""
+                 computed: Computed) -> dict[str, list[Problem]]:
+    """What the pages of `section` for `tab` cannot show of what its run computed, by
+    feature key."""
     roles = placed_roles(section, tab, code)
-    return [problem for feature in FEATURES if feature.problems is not None
-            for problem in feature.problems(section, tab, roles.get(feature.key, []),
-                                            computed.get(feature.results_key, ()))]
+    return {feature.key: feature.problems(section, tab, roles.get(feature.key, []),
+                                          computed.get(feature.results_key, ()))
+            for feature in FEATURES if feature.problems is not None}
 
 
 MARKDOWN_ROLES = tuple(role for role, feature in ROLES.items()
