@@ -12,11 +12,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..core.language import Language
 from ..core.model import Problem, Section
+
+if TYPE_CHECKING:   # the prose parser imports the features: nbformat only where used
+    import nbformat
 
 Finding = tuple[int, str, str]
 """A problem a check hook finds: (.md line, what is wrong, how to fix it)."""

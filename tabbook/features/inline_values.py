@@ -17,13 +17,15 @@ import html
 import json
 import re
 from collections.abc import Mapping, Sequence
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..bootstrap.records import conforms
 from ..core.language import Language
 from ..core.model import METADATA_KEY, Problem, Section
 from .extension import Feature, Finding, PlacedRole, ShownRole
+
+if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
+    import nbformat
 
 ROLE = "eval"
 KEY = "inline"
@@ -83,6 +85,7 @@ def evaluating_source(expressions: list[str]) -> str:
 def with_evaluating_cells(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """`notebook` (a copy to execute) with a cell evaluating its expressions after each
     code cell they follow; those cells are marked in their metadata."""
+    import nbformat
     wanted: dict[str, list[str]] = {}
     for item in notebook.metadata.get(METADATA_KEY, {}).get(KEY, []):
         wanted.setdefault(item["after"], []).append(item["expression"])
