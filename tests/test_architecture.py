@@ -12,7 +12,7 @@ from conftest import REPO
 PACKAGE = REPO / "tabbook"
 MAX_COMPLEXITY = 12
 MAX_LINES = 400
-LAYERS = ("bootstrap", "core", "source", "notebooks", "execution", "output", "cli")
+LAYERS = ("bootstrap", "core", "features", "source", "notebooks", "execution", "output", "cli")
 """Bottom to top: a module imports from its own layer and the layers below it only."""
 
 
@@ -127,6 +127,35 @@ def test_per_framework_tables_live_in_the_registry():
             isinstance(key, ast.Constant) and key.value in ("pytorch", "mxnet", "tensorflow")
             for key in node.keys))
     assert not spelled, f"per-framework tables outside frameworks.py: {spelled}"
+
+
+def _role_names_in(tree: ast.Module, role: str) -> list[int]:
+    """Lines where `tree` compares something to the role name `role`, or writes the role
+    as in prose (``:role:``) in a string that is not a docstring."""
+    docstrings = {id(node.value) for node in ast.walk(tree)
+                  if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
+    lines = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Compare):
+            lines += [node.lineno for side in (node.left, *node.comparators)
+                      if isinstance(side, ast.Constant) and side.value == role]
+        elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
+                id(node) not in docstrings and f":{role}:" in node.value:
+            lines.append(node.lineno)
+    return lines
+
+
+def test_a_features_role_is_named_by_its_module_only():
+    """The stages call the features' hooks (features/extension.py): none tests a feature's
+    role name, nor looks for it in a text."""
+    from tabbook.features.registry import FEATURES
+    naming = {f"{name}:{line} :{role}:" for feature in FEATURES for role in feature.roles
+              for name, tree in modules().items() if not name.startswith("features.")
+              for line in _role_names_in(tree, role)}
+    assert not naming, f"a feature's role named outside its module: {sorted(naming)}"
+    # the check itself finds what it is meant to
+    assert _role_names_in(ast.parse('if meta["role"] == "eval":\n    x = ":eval: y"\n'),
+                          "eval") == [1, 2]
 
 
 def test_every_module_is_documented():

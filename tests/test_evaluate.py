@@ -161,8 +161,8 @@ def test_a_value_not_computed_is_marked_in_the_book_s_language(tmp_path, lang, m
     book = Book(tmp_path, {"chap/sec.md": section}, ONE_TAB.replace("lang = fr", f"lang = {lang}"))
     planned = book.section(book.plan())
     (cell_id,) = [c.id for c in planned.task.notebook.cells if c.cell_type == "code"]
-    record = dataclasses.replace(ran_record(planned), values=(
-        {"after": cell_id, "expression": "y + 1", "error": "NameError: name 'y' is not defined"},))
+    record = dataclasses.replace(ran_record(planned), computed={"values": (
+        {"after": cell_id, "expression": "y + 1", "error": "NameError: name 'y' is not defined"},)})
     write_cache(book.record_path, record)
     assert book.evaluate(book.plan()).count(Status.CACHED) == 1
     executed = nbformat.read(book.executed_path, as_version=4)

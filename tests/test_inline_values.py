@@ -20,7 +20,10 @@ from pypdf import PdfReader
 from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_system, write_book
 from tabbook.core.language import language_of
 from tabbook.core.model import METADATA_KEY
-from tabbook.notebooks.inline import collect_values, with_evaluating_cells, with_values
+from tabbook.features.extension import PlacedRole, ShownRole
+from tabbook.features.inline_values import (INLINE_VALUES, collect_values, html_value,
+                                            with_evaluating_cells)
+from tabbook.notebooks.features import with_rendered_roles
 from tabbook.output.typography import french
 
 TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
@@ -201,10 +204,34 @@ def test_a_title_or_a_statement_is_a_check_error(book):
                                         ("zh", "\\[未计算的值：y\\]")])
 def test_values_are_escaped_in_markdown_and_missing_ones_marked(lang, mark):
     """The mark of a value not computed is in the book's language."""
-    values = {("c1", "x"): {"value": "a*b_[c]"}, ("c1", "y"): {"error": "NameError: y"}}
-    text = with_values("Voir :eval:`x`, puis :eval:`y` et `:eval:`z``.", "c1",
-                       lambda *key: values.get(key), language_of(lang)[0])
+    values = ({"after": "c1", "expression": "x", "value": "a*b_[c]"},
+              {"after": "c1", "expression": "y", "error": "NameError: y"})
+    text = with_rendered_roles("Voir :eval:`x`, puis :eval:`y` et `:eval:`z``.", "c1",
+                               {"values": values}, language_of(lang)[0])
     assert text == f"Voir a\\*b\\_\\[c\\], puis {mark} et `:eval:`z``."
+
+
+def test_the_feature_alone_annotates_and_renders_per_tab():
+    """The feature's hooks, called as the stages call them, with plain values."""
+    roles = [PlacedRole("", " 6 * 7 ", 3), PlacedRole("c1", "x", 5), PlacedRole("c1", "x", 6)]
+    assert INLINE_VALUES.annotate(roles) == [{"after": "", "expression": "6 * 7"},
+                                             {"after": "c1", "expression": "x"}]
+    french = language_of("fr")[0]
+    results = {"pytorch": [{"after": "c1", "expression": "x", "value": "1"}],
+               "mxnet": [{"after": "c2", "expression": "x", "value": "2"}]}
+
+    def shown(mxnet_after: str) -> ShownRole:
+        return ShownRole({"pytorch": "c1", "mxnet": mxnet_after}, results, french, str.upper)
+    assert html_value("x", shown("c2")) == ('<span class="value" data-tab="pytorch">1</span>'
+                                            '<span class="value" data-tab="mxnet">2</span>')
+    assert html_value("x", shown("c1")) == (
+        '<span class="value" data-tab="pytorch">1</span><span class="value missing" '
+        'data-tab="mxnet">[valeur non calculée : x]</span>')
+    same = {"pytorch": results["pytorch"], "mxnet": results["pytorch"]}
+    assert html_value("x", ShownRole({"pytorch": "c1", "mxnet": "c1"}, same, french,
+                                     str.upper)) == '<span class="value">1</span>'
+    assert html_value("x", ShownRole({}, {}, french, str.upper)) == \
+        '<span class="value missing">[valeur non calculée : x]</span>'
 
 
 def test_evaluating_cells_go_once_run_and_counts_are_renumbered():

@@ -20,6 +20,7 @@ from ..execution.kernels import Gpu
 from ..execution.provenance import frozen_origin
 from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
 from ..execution.tasks import Event, Execution, Finished, Leftovers, Running, Started, Status
+from ..features.extension import Feature
 from ..notebooks.split import SplitResult
 from ..output.launch import LaunchResult
 from ..output.pdf import PdfResult
@@ -97,10 +98,11 @@ class Console:
             self.warn(f"check: {plural(warnings, 'warning')} (what d2lbook tolerates; "
                       "--strict makes them errors)")
 
-    def inline_problems(self, problems: list[Problem], strict: bool) -> None:
-        """The :eval: values that the executed notebooks lack, at their .md line."""
-        self._eval_problems(problems, strict, "inline value", "not computed",
-                            "the pages show a mark in their place")
+    def feature_problems(self, feature: Feature, problems: list[Problem],
+                         strict: bool) -> None:
+        """What a feature's roles cannot show of the executed notebooks, at their .md
+        line, counted in the feature's words."""
+        self._eval_problems(problems, strict, *feature.counted)
 
     def long_outputs(self, problems: list[Problem], strict: bool) -> None:
         """The outputs too long to be published whole, at their cell's .md line."""

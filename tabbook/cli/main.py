@@ -16,6 +16,7 @@ import subprocess
 import sys
 import time
 import traceback
+from itertools import chain
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
@@ -28,6 +29,7 @@ from ..core.model import Book, SourceError
 from ..execution.evaluate import EvalOptions, evaluate, plan_eval
 from ..execution.evaluate import requirements as eval_requirements
 from ..execution.gather import gather
+from ..features.registry import FEATURES
 from ..notebooks.library import stale_libraries, write_libraries
 from ..notebooks.split import write_notebooks
 from ..output.launch import copy_tree, write_launch_notebooks
@@ -317,10 +319,13 @@ def execute(build: Build) -> int:
         return INTERRUPTED
     console.evaluated(result, build.selection.tabs, build.layout, options.require_gpu,
                       time.monotonic() - started)
-    console.inline_problems(list(result.problems), build.strict)
+    for feature in FEATURES:
+        console.feature_problems(feature, list(result.problems.get(feature.key, ())),
+                                 build.strict)
     console.long_outputs(list(result.long_outputs), build.strict)
     blocking = any(build.strict or not p.warning
-                   for p in (*result.problems, *result.long_outputs))
+                   for p in (*chain.from_iterable(result.problems.values()),
+                             *result.long_outputs))
     return 1 if result.failed or blocking else 0
 
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import functools
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Mapping
 
 from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import Problem, Section
-from ..notebooks.inline import value_problems
+from ..notebooks.features import run_problems
 from ..notebooks.library import library_source
 from ..notebooks.long_outputs import KEPT, LIMIT, long_outputs
 from ..notebooks.split import code_cells, split_section
@@ -103,9 +103,9 @@ class EvalResult:
     """Executed notebooks and cache records of sections no longer in the book."""
     failed: bool
     """A notebook failed, or, with --require-gpu, a GPU section may not have used a GPU."""
-    problems: tuple[Problem, ...] = ()
-    """The ``:eval:`` values the notebooks shown could not compute (warnings: strict
-    builds make them errors)."""
+    problems: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
+    """By feature key, what its roles cannot show of what the notebooks shown computed
+    (values not computed; warnings: strict builds make them errors)."""
     long_outputs: tuple[Problem, ...] = ()
     """The outputs too long to be published whole, which the pages, the PDF and the launch
     notebooks show cut (warnings: strict builds make them errors)."""
@@ -217,19 +217,22 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
             language)
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      prune(layout, plan), failed, inline_problems(executions),
+                      prune(layout, plan), failed, feature_problems(executions),
                       output_problems(executions))
 
 
-def inline_problems(executions: list[Execution]) -> tuple[Problem, ...]:
-    """The ``:eval:`` roles of the executed notebooks that show no value, at their line."""
-    problems = []
+def feature_problems(executions: list[Execution]) -> dict[str, tuple[Problem, ...]]:
+    """By feature key, its roles of the executed notebooks that show nothing computed, at
+    their line."""
+    problems: dict[str, list[Problem]] = {}
     for execution in executions:
         record, task = execution.record, execution.task
-        if execution.status.has_outputs and record is not None and task.inline:
-            problems += value_problems(task.section, task.tab,
-                                       code_cells(task.section, task.tab), list(record.values))
-    return tuple(sorted(problems))
+        if execution.status.has_outputs and record is not None and task.annotations:
+            for key, found in run_problems(task.section, task.tab,
+                                           code_cells(task.section, task.tab),
+                                           record.computed).items():
+                problems.setdefault(key, []).extend(found)
+    return {key: tuple(sorted(found)) for key, found in problems.items() if found}
 
 
 def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:

@@ -31,7 +31,7 @@ from ..core.files import write_notebook_if_changed
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
-from ..notebooks.inline import collect_values, with_evaluating_cells
+from ..features.registry import RECORDED
 from .devices import PROBE, read_probe
 from .failures import failure_message, kernel_errors, kernel_log, save_failure_message
 from .kernels import Gpu, Runtime, jupyter_environment, kernel_manager_class
@@ -222,7 +222,9 @@ class Executor:
 
         task = planned.task
         runtime = self.runtimes[task.tab]
-        notebook = with_evaluating_cells(copy.deepcopy(task.notebook))
+        notebook = copy.deepcopy(task.notebook)
+        for feature in RECORDED:
+            notebook = feature.prepare(notebook)
         notebook.metadata.update(nbformat.from_dict(kernel_metadata(runtime)))
         notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         target = self.layout.executed(task.tab, task.section)
@@ -280,7 +282,7 @@ class Executor:
                seconds: float) -> Execution:
         """Record what the kernel computed; the probe cell says which devices it used."""
         probe = notebook.cells.pop()
-        values = collect_values(notebook)
+        computed = {feature.results_key: feature.collect(notebook) for feature in RECORDED}
         device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
         devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
                     "cuda": g.cuda} for g in self.gpus if g.index in granted]
@@ -289,7 +291,7 @@ class Executor:
         book_metadata = notebook.metadata.setdefault(METADATA_KEY, {})
         book_metadata["provenance"] = provenance(
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
-        book_metadata["values"] = values
+        book_metadata.update(computed)
         record = ExecutionRecord.from_notebook(notebook, planned.key)
         return stored(planned, Status.RAN, record,
                       lambda: save(self.layout, planned, record, self.language))

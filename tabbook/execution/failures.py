@@ -11,7 +11,7 @@ from typing import IO
 
 from ..bootstrap.errors import machine_error
 from ..core.model import METADATA_KEY
-from ..notebooks.inline import is_evaluating_cell
+from ..notebooks.features import added_cell
 from .tasks import Task
 
 ANSI = re.compile(r"\x1b\[[0-9;]*[A-Za-z]")
@@ -74,7 +74,7 @@ def failure_message(task: Task, notebook, index: int | None, error: Exception, t
     if index is None:
         return f"{where} [{task.tab}]: {reason}" + "".join(f"\n    | {d}" for d in details)
     number = sum(1 for c in notebook.cells[:index + 1]
-                 if c.cell_type == "code" and not is_evaluating_cell(c))
+                 if c.cell_type == "code" and not added_cell(c))
     return (f"{where}:{line} [{task.tab}] cell {number}: {reason}"
             + "".join(f"\n    | {d}" for d in details))
 

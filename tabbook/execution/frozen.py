@@ -47,8 +47,7 @@ def frozen_key(task: Task, library_text: str, framework_version: str) -> str:
                 "library": hashlib.sha256(library_text.encode()).hexdigest(),
                 "framework": major_version(framework_version),
                 "requires_gpus": task.section.gpus}
-    if task.inline:   # absent otherwise: frozen notebooks without :eval: keep their keys
-        material["inline"] = task.inline
+    material.update(task.annotations)   # none in a notebook without: its key unchanged
     return key_of(material)
 
 
@@ -82,7 +81,7 @@ def freeze(layout: Layout, executions: list[Execution], language: Language) -> F
     for execution in executions:
         record = execution.record
         if not execution.status.has_outputs or record is None or not (
-                record.cells or record.values):
+                record.cells or record.computed):
             continue   # failed, skipped, or prose only: nothing to freeze
         task = execution.task
         notebook = record.merged_into(task.notebook, language)

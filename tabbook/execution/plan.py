@@ -22,8 +22,7 @@ from ..bootstrap.records import key_of
 
 def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
     material = {"format": CACHE_FORMAT, "tab": task.tab, "code": task.code}
-    if task.inline:   # absent otherwise: notebooks without :eval: keep their keys
-        material["inline"] = task.inline
+    material.update(task.annotations)   # none in a notebook without: its key unchanged
     if task.computes:   # a prose-only notebook runs nothing: the environment cannot change it
         material.update(library=hashlib.sha256(library_text.encode()).hexdigest(),
                         python=runtime.python_version, packages=runtime.packages, gpus=gpus,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import copy
 import datetime
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -18,7 +18,8 @@ import nbformat
 from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
-from ..notebooks.inline import values_by_key, with_values
+from ..features.registry import RECORDED
+from ..notebooks.features import computed_in, with_rendered_roles
 from .kernels import Runtime
 
 CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
@@ -28,7 +29,6 @@ CELL_FIELDS = {"execution_count": (int, type(None)), "outputs": list, "execution
                "seconds": NUMBER}
 FIELDS = {"key": str, "seconds": NUMBER, "kernel": dict, "provenance": dict,
           "cells": dict}
-VALUE_FIELDS = {"after": str, "expression": str}
 
 
 @dataclass(frozen=True)
@@ -41,9 +41,9 @@ class ExecutionRecord:
     """Where, when and with what the outputs were computed (see provenance.py)."""
     cells: dict[str, dict]
     """Per code cell id: execution_count, outputs, execution metadata, seconds."""
-    values: tuple[dict, ...] = ()
-    """The ``:eval:`` values the same run computed: ``{"after", "expression", "value"}``,
-    or ``"error"`` instead of ``"value"`` (see notebooks/inline.py)."""
+    computed: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
+    """What the features' hooks collected from the same run, by their `results_key`
+    (none empty; see features/extension.py)."""
 
     @classmethod
     def from_json(cls, data: Any) -> ExecutionRecord | None:
@@ -51,45 +51,47 @@ class ExecutionRecord:
         if not conforms(data, FIELDS) or not all(
                 conforms(cell, CELL_FIELDS) for cell in data["cells"].values()):
             return None
-        values = data.get("values", [])   # records older than :eval: have none
-        if not isinstance(values, list) or not all(_is_value(v) for v in values):
-            return None
+        computed = {}
+        for feature in RECORDED:   # records older than a feature have nothing for it
+            items = data.get(feature.results_key, [])
+            if not isinstance(items, list) or not all(feature.is_result(i) for i in items):
+                return None
+            if items:
+                computed[feature.results_key] = tuple(items)
         return cls(data["key"], float(data["seconds"]), data["kernel"], data["provenance"],
-                   data["cells"], tuple(values))
+                   data["cells"], computed)
 
     def to_json(self) -> dict:
         return {"key": self.key, "seconds": self.seconds, "kernel": self.kernel,
                 "provenance": self.provenance, "cells": self.cells,
-                **({"values": list(self.values)} if self.values else {})}
+                **{key: list(items) for key, items in self.computed.items()}}
 
     @classmethod
     def from_notebook(cls, notebook: nbformat.NotebookNode, key: str) -> ExecutionRecord:
-        """The record of an executed notebook (its provenance and values in the book's
-        metadata)."""
+        """The record of an executed notebook (its provenance and what the features
+        collected in the book's metadata)."""
         book_metadata = notebook.metadata.get(METADATA_KEY, {})
         provenance = dict(book_metadata.get("provenance") or {})
         return cls(key, float(provenance.get("total_seconds", 0.0)),
                    {name: notebook.metadata[name] for name in KERNEL_METADATA
                     if name in notebook.metadata},
-                   provenance, cell_results(notebook),
-                   tuple(dict(v) for v in book_metadata.get("values", [])))
+                   provenance, cell_results(notebook), computed_in(notebook))
 
     def merged_into(self, notebook: nbformat.NotebookNode,
                     language: Language) -> nbformat.NotebookNode:
         """A copy of the split `notebook` with this record's outputs, timings, provenance,
-        and its ``:eval:`` values (a value not computed marked in the book's `language`).
+        and the features' roles rendered from what they collected (in the book's
+        `language`).
 
         As jupyter-cache's merge_match_into_notebook: prose, headings and .md lines
         come from today's split, outputs from the run whose key matches (same code,
         hence the same cell ids).
         """
         merged = copy.deepcopy(notebook)
-        values, after = values_by_key(list(self.values)), ""
+        after = ""
         for cell in merged.cells:
-            if cell.cell_type == "markdown":   # its :eval: roles become their values
-                if ":eval:" in cell.source:
-                    cell.source = with_values(cell.source, after,
-                                              lambda *key: values.get(key), language)
+            if cell.cell_type == "markdown":
+                cell.source = with_rendered_roles(cell.source, after, self.computed, language)
                 continue
             after = cell.id
             result = self.cells.get(cell.id)
@@ -101,14 +103,9 @@ class ExecutionRecord:
         merged.metadata.update(nbformat.from_dict(copy.deepcopy(self.kernel)))
         book_metadata = merged.metadata.setdefault(METADATA_KEY, {})
         book_metadata["provenance"] = nbformat.from_dict(copy.deepcopy(self.provenance))
-        if self.values:
-            book_metadata["values"] = nbformat.from_dict(copy.deepcopy(list(self.values)))
+        for key, items in self.computed.items():
+            book_metadata[key] = nbformat.from_dict(copy.deepcopy(list(items)))
         return merged
-
-
-def _is_value(value: Any) -> bool:
-    return conforms(value, VALUE_FIELDS) and isinstance(
-        value.get("value", value.get("error")), str)
 
 
 def kernel_metadata(runtime: Runtime) -> dict:

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import nbformat
 
 from ..core.model import METADATA_KEY, Section
+from ..features.registry import FEATURES
 from .leftovers import Leftover
 from .record import ExecutionRecord
 
@@ -54,15 +55,17 @@ class Task:
         return [c.source for c in self.notebook.cells if c.cell_type == "code"]
 
     @property
-    def inline(self) -> list[dict]:
-        """The ``:eval:`` expressions its kernel evaluates, each after its code cell
-        (``{"after", "expression"}``, see notebooks/inline.py)."""
-        return list(self.notebook.metadata.get(METADATA_KEY, {}).get("inline", []))
+    def annotations(self) -> dict[str, list]:
+        """What the features asked its kernel to compute, by feature key (see
+        notebooks/features.py): part of its cache and frozen keys."""
+        metadata = self.notebook.metadata.get(METADATA_KEY, {})
+        return {feature.key: list(metadata[feature.key]) for feature in FEATURES
+                if feature.key in metadata}
 
     @property
     def computes(self) -> bool:
-        """Whether a kernel has anything to do: code to run or a value to compute."""
-        return bool(self.code or self.inline)
+        """Whether a kernel has anything to do: code to run or a feature's annotation."""
+        return bool(self.code or self.annotations)
 
 
 class Frozen(enum.StrEnum):

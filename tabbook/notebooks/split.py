@@ -24,7 +24,7 @@ from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
 from ..source.roles import strip_slide_marks
 from ..source.pycode import analyse
-from .inline import notebook_expressions
+from .features import annotations
 
 
 class CellIds:
@@ -112,7 +112,6 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
                                                       "lines": code_cell.lines}},
                           "outputs": [], "source": code_cell.source})
     flush_markdown()
-    inline = notebook_expressions(section, tab, code)
     return nbformat.from_dict({
         "nbformat": nbformat.v4.nbformat, "nbformat_minor": nbformat.v4.nbformat_minor,
         "cells": cells,
@@ -123,7 +122,7 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
             METADATA_KEY: {"tab": tab, "source": section.display_path, "title": section.title,
                            "required_libs": list(section.required_libs),
                            "gpus": section.gpus,
-                           **({"inline": inline} if inline else {})},
+                           **annotations(section, tab, code)},
         }})
 
 

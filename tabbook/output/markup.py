@@ -12,7 +12,7 @@ from __future__ import annotations
 import hashlib
 import html
 import posixpath
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -22,7 +22,9 @@ from markdown_it.token import Token
 
 from ..core.language import Language
 from ..core.model import project_path
-from ..notebooks.inline import computed_value
+from ..features.extension import Feature, ShownRole
+from ..features.registry import ROLES as FEATURE_ROLES
+from ..notebooks.features import Computed
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
                     plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
@@ -94,7 +96,8 @@ class PageContext:
 # -- prose -------------------------------------------------------------------
 Env = dict
 """markdown-it's env while rendering a cell: {"ctx": PageContext, "line": its first line,
-"values": its :eval: values per tab}."""
+"shown": per tab, the code cell before it and what the tab's run computed for the
+features (see `render_prose`)}."""
 
 
 def _anchor(name: str) -> str:
@@ -134,10 +137,12 @@ def _bibliography(ctx: PageContext) -> str:
 
 def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     """:numref:/:ref:/:eqref: -> a link with its text in the book's language, :cite: ->
-    (Author, year), a :label: in the text -> an anchor."""
+    (Author, year), a :label: in the text -> an anchor; a feature's role -> what the
+    feature renders."""
     meta, ctx = tokens[index].meta, env["ctx"]
-    if meta["role"] == "eval":
-        return _inline_value(meta["content"].strip(), env)
+    feature = FEATURE_ROLES.get(meta["role"])
+    if feature is not None and feature.render_html is not None:
+        return feature.render_html(meta["content"], _shown_role(feature, env))
     if meta["role"] == "cite":
         return _citation(meta["content"], ctx)
     if meta["role"] in LABEL_ROLES:
@@ -159,30 +164,19 @@ def _unknown_role(self, tokens: Sequence[Token], index: int, options, env: Env) 
     return f'<span class="problematic">{escapeHtml(tokens[index].markup)}</span>'
 
 
-def _inline_value(expression: str, env: Env) -> str:
-    """An ``:eval:`` value as each tab computed it: one text when the tabs agree, else
-    one per tab, which the framework choice shows (CSS, as tab panels). A value that is
-    words gets the prose's typography, as in launch notebooks; a number written by
-    ``d2l.french_number`` is already typeset, and the pass leaves it as it is."""
-    entries, language = env.get("values") or {"": {}}, env["ctx"].language
+def _shown_role(feature: Feature, env: Env) -> ShownRole:
+    """Where a feature's role is rendered: per tab shown, the code cell before its prose
+    and what that tab's run computed for the feature (no tab when the caller gave none)."""
+    ctx, shown = env["ctx"], env.get("shown") or {}
+    return ShownRole({tab: after for tab, (after, _) in shown.items()},
+                     {tab: computed.get(feature.results_key, ())
+                      for tab, (_, computed) in shown.items()},
+                     ctx.language, ctx.typeset)
 
-    def value(entry: dict | None) -> tuple[str, bool]:
-        """The value's text, and whether it is missing (then a visible mark)."""
-        value = computed_value(entry)
-        if value is not None:
-            return env["ctx"].typeset(value), False
-        return language.text("missing_value", expression=expression), True
 
-    shown = {tab: value(found.get(expression)) for tab, found in entries.items()}
-
-    def span(text: str, missing: bool, tab: str = "") -> str:
-        tab_attribute = f' data-tab="{html.escape(tab)}"' if tab else ""
-        kind = "value missing" if missing else "value"
-        return f'<span class="{kind}"{tab_attribute}>{html.escape(text)}</span>'
-
-    if len(set(shown.values())) == 1:
-        return span(*next(iter(shown.values())))
-    return "".join(span(text, missing, tab) for tab, (text, missing) in shown.items())
+def _ties_following_unit(token: Token) -> bool:
+    feature = FEATURE_ROLES.get(token.meta["role"]) if token.type == "role" else None
+    return feature is not None and feature.ties_following_unit
 
 
 def _link_open(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
@@ -202,7 +196,7 @@ def _text(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
         return escapeHtml(content)
     if not env["ctx"].language.french:
         return escapeHtml(content)
-    if before is not None and before.type == "role" and before.meta["role"] == "eval":
+    if before is not None and _ties_following_unit(before):
         content = tie_leading_unit(content)
     return escapeHtml(env["ctx"].typeset(content))
 
@@ -370,11 +364,12 @@ MARKDOWN = _markdown()
 
 
 def render_prose(text: str, first_line: int, ctx: PageContext,
-                 values: dict[str, dict] | None = None) -> str:
-    """One prose cell (its .md text and first line) -> HTML. `values`: per tab, the value
-    entry of each of its ``:eval:`` expressions (see notebooks/inline.py)."""
+                 shown: Mapping[str, tuple[str, Computed]] | None = None) -> str:
+    """One prose cell (its .md text and first line) -> HTML. `shown`: per tab the page
+    shows, the id of the code cell before the cell and what the tab's run computed for
+    the features (by `results_key`), which their roles show."""
     tokens = prose_tokens(strip_slide_marks(text))   # the tokens its cell holds
-    env: Env = {"ctx": ctx, "line": first_line, "values": values}
+    env: Env = {"ctx": ctx, "line": first_line, "shown": shown}
     parts = []
     for start, end in top_level_blocks(tokens):
         block = BLOCKS.get(tokens[start].type)

@@ -36,7 +36,7 @@ from ..core.model import ALL_TABS, METADATA_KEY, Book, Cell, CellKind, Section
 from ..source.numbering import Numbers
 from .outputs import highlight_code, render_outputs
 from ..execution.provenance import describe
-from ..notebooks.inline import section_expressions, values_by_key
+from ..notebooks.features import Computed, code_before, computed_in
 from ..notebooks.split import code_cells
 from .typography import typeset
 
@@ -118,16 +118,13 @@ class _CodeCells:
         self.code = {tab: code_cells(section, tab) for tab in notebooks}
         self.executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
                          for tab, nb in notebooks.items()}
-        self.inline = {tab: section_expressions(section, tab, self.code[tab])
-                       for tab in notebooks}
-        self.values = {tab: values_by_key(list(
-            nb.metadata.get(METADATA_KEY, {}).get("values", []))) for tab, nb in notebooks.items()}
+        self.after = {tab: code_before(section, tab, self.code[tab]) for tab in notebooks}
+        self.computed = {tab: computed_in(nb) for tab, nb in notebooks.items()}
 
-    def inline_values(self, position: int, tabs: list[str]) -> dict[str, dict]:
-        """Per tab, the value entry of each ``:eval:`` expression of the prose cell at
-        `position` (None for one the run did not compute)."""
-        return {tab: {role.expression: self.values[tab].get((role.after, role.expression))
-                      for role in self.inline[tab].get(position, [])} for tab in tabs}
+    def shown(self, position: int, tabs: list[str]) -> dict[str, tuple[str, Computed]]:
+        """Per tab, the code cell before the prose cell at `position` and what the tab's
+        run computed for the features (see `render_prose`)."""
+        return {tab: (self.after[tab].get(position, ""), self.computed[tab]) for tab in tabs}
 
     def fragment(self, tab: str, position: int, ctx: PageContext) -> Markup | None:
         """The model cell at `position` as a code cell of `tab`, with its outputs."""
@@ -143,8 +140,8 @@ def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
                ctx: PageContext) -> dict[str, Markup]:
     """One model cell's HTML in each of `tabs` that shows something for it."""
     if cell.kind is CellKind.PROSE:
-        values = code.inline_values(position, tabs)
-        return dict.fromkeys(tabs, Markup(render_prose(cell.source, cell.line, ctx, values)))
+        shown = code.shown(position, tabs)
+        return dict.fromkeys(tabs, Markup(render_prose(cell.source, cell.line, ctx, shown)))
     if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
         return {}   # Sphinx markup: the checks warned that the HTML leaves it out
     if cell.kind is CellKind.DISPLAY:

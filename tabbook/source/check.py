@@ -19,6 +19,7 @@ from .bibliography import bibliography_errors, entries_by_page
 from ..core.config import Config
 from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Section,
                           project_path)
+from ..features.registry import ROLES as FEATURE_ROLES
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
@@ -268,7 +269,7 @@ def _prose_problems(section: Section) -> list[Problem]:
     for cell in section.cells:
         if cell.kind is not CellKind.PROSE:
             continue
-        _check_inline_values(found, cell)
+        _check_feature_roles(found, cell)
         for token, line in located_tokens(cell.tokens, cell.line):
             if token.type in MATH:
                 _check_math(found, token, line)
@@ -302,23 +303,16 @@ def _check_unknown_role(found: _Findings, token: Token, line: int) -> None:
                   + ", ".join(f":{name}:" for name in sorted(INLINE_ROLES)), warning=True)
 
 
-def _check_inline_values(found: _Findings, cell: Cell) -> None:
-    """An ``:eval:`` role must hold a Python expression, and stay out of titles (a title
-    is shown where no tab is chosen: the table of contents, the PDF's bookmarks)."""
+def _check_feature_roles(found: _Findings, cell: Cell) -> None:
+    """The roles the features add, each checked by its feature, told whether it is in a
+    title."""
     in_title = False
     for token, line in located_tokens(cell.tokens, cell.line):
         in_title = token.type != "heading_close" and (in_title or token.type == "heading_open")
-        if token.type != "role" or token.meta["role"] != "eval":
-            continue
-        expression = token.meta["content"].strip()
-        if in_title:
-            found.add(line, f":eval:`{expression}` in a title", "move the value into the "
-                      "text under the heading")
-        try:
-            compile(expression, "<:eval:>", "eval")
-        except SyntaxError as error:
-            found.add(line, f":eval:`{expression}` is not a Python expression ({error.msg})",
-                      "write one expression, whose str() is shown in the text")
+        feature = FEATURE_ROLES.get(token.meta["role"]) if token.type == "role" else None
+        if feature is not None and feature.check is not None:
+            for at, message, fix in feature.check(token.meta["content"], line, in_title):
+                found.add(at, message, fix)
 
 
 def _check_math(found: _Findings, token: Token, line: int) -> None:

@@ -6,8 +6,8 @@ This module adds d2lbook's syntax to CommonMark (with tables and ``$…$`` /
 ``$$…$$`` math):
 
 - ``role`` inline tokens for `` :numref:`x` ``, `` :ref:`x` ``, `` :eqref:`x` ``,
-  `` :cite:`a,b` ``, `` :label:`x` ``, `` :eqlabel:`x` `` and (ext) `` :eval:`expression` ``, with
-  ``meta = {"role", "content", "span"}``. Since markdown-it reads code spans and
+  `` :cite:`a,b` ``, `` :label:`x` ``, `` :eqlabel:`x` `` and the roles the features add
+  (`features.registry`), with ``meta = {"role", "content", "span"}``. Since markdown-it reads code spans and
   code blocks first, a role written inside code stays text.
 - ``role_block`` tokens for a line holding only `` :label:`x` ``, `` :eqlabel:`x` ``,
   `` :width:`400px` ``, `` :height:`…` ``, `` :bibliography:`x.bib` ``,
@@ -36,9 +36,11 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from ..features.registry import ROLES as FEATURE_ROLES
+
 REFERENCE_ROLES = ("numref", "ref", "eqref")
 LABEL_ROLES = ("label", "eqlabel")
-INLINE_ROLES = (*REFERENCE_ROLES, "cite", *LABEL_ROLES, "eval")
+INLINE_ROLES = (*REFERENCE_ROLES, "cite", *LABEL_ROLES, *FEATURE_ROLES)
 # Roles of a line of their own, attributes of the block above (a label may be either).
 BLOCK_ROLES = (*LABEL_ROLES, "width", "height", "bibliography", "begin_tab")
 INLINE_ROLE = re.compile(rf":({'|'.join(INLINE_ROLES)}):`([^`]+)`")

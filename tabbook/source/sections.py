@@ -128,7 +128,7 @@ class SectionParser:
             section.references.append(Reference(role, split_reference(content)[1], line))
         elif role == "cite":
             section.citations += [Reference("cite", key, line) for key in citation_keys(content)]
-        elif role in LABEL_ROLES:  # not :eval:, whose content is an expression
+        elif role in LABEL_ROLES:  # not a feature's role, whose content is its own
             self.label(cell, enclosing_block(cell.tokens, index), child.meta, line)
 
     def label(self, cell: Cell, host: int | None, meta: dict, line: int) -> None:

@@ -1,0 +1,12 @@
+"""The features of the source format, each plugged into the stages at their extension
+points (see extension.py). A new feature is a module of this layer and a line here."""
+from __future__ import annotations
+
+from .extension import Feature
+from .inline_values import INLINE_VALUES
+
+FEATURES: tuple[Feature, ...] = (INLINE_VALUES,)
+ROLES: dict[str, Feature] = {role: feature for feature in FEATURES for role in feature.roles}
+"""The feature of each role a feature adds."""
+RECORDED = tuple(feature for feature in FEATURES if feature.collect is not None)
+"""The features whose hooks collect something from a run, which its record keeps."""
