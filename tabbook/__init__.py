@@ -10,11 +10,12 @@ every module):
   `config_options`), the readers' languages and their catalogues, the framework registry,
   the output layout (`layout`, the only place that names ``_build``) and atomic writes;
 - `features`: the source format's features (`inline_values`: the ``:eval:`` inline
-  values), each in one module, and the extension points of the stages they plug into
-  (`extension`, `registry`);
+  values; `citations`: citations and reference lists, with the BibTeX reader
+  `bibliography`), each in one module, and the extension points of the stages they plug
+  into (`extension`, `registry`);
 - `source`: Markdown sources -> model (`parse`, `sections`, `roles`), the Python of code
-  cells (`pycode`, `branches`, `magics`, `saving`), LaTeX, BibTeX, numbering, and the
-  check stage (`check`);
+  cells (`pycode`, `branches`, `magics`, `saving`), LaTeX, numbering, and the check stage
+  (`check`);
 - `notebooks`: model -> per-framework notebooks (`split`), the d2l library (`library`),
   the features' extension points on a tab's notebook (`features`);
 - `execution`: the eval stage: its plan, the kernels that run the notebooks, the cache,

@@ -130,14 +130,16 @@ def test_per_framework_tables_live_in_the_registry():
 
 
 def _role_names_in(tree: ast.Module, role: str) -> list[int]:
-    """Lines where `tree` compares something to the role name `role`, or writes the role
-    as in prose (``:role:``) in a string that is not a docstring."""
+    """Lines where `tree` compares something to the role name `role`, lists it among others
+    (a tuple or list of role names), or writes the role as in prose (``:role:``) in a string
+    that is not a docstring."""
     docstrings = {id(node.value) for node in ast.walk(tree)
                   if isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)}
     lines = []
     for node in ast.walk(tree):
-        if isinstance(node, ast.Compare):
-            lines += [node.lineno for side in (node.left, *node.comparators)
+        if isinstance(node, (ast.Compare, ast.Tuple, ast.List)):
+            sides = (node.left, *node.comparators) if isinstance(node, ast.Compare) else node.elts
+            lines += [node.lineno for side in sides
                       if isinstance(side, ast.Constant) and side.value == role]
         elif isinstance(node, ast.Constant) and isinstance(node.value, str) and \
                 id(node) not in docstrings and f":{role}:" in node.value:
@@ -149,13 +151,16 @@ def test_a_features_role_is_named_by_its_module_only():
     """The stages call the features' hooks (features/extension.py): none tests a feature's
     role name, nor looks for it in a text."""
     from tabbook.features.registry import FEATURES
-    naming = {f"{name}:{line} :{role}:" for feature in FEATURES for role in feature.roles
+    naming = {f"{name}:{line} :{role}:" for feature in FEATURES
+              for role in (*feature.roles, *feature.block_roles)
               for name, tree in modules().items() if not name.startswith("features.")
               for line in _role_names_in(tree, role)}
     assert not naming, f"a feature's role named outside its module: {sorted(naming)}"
+    assert {"eval", "cite", "bibliography"} <= {role for feature in FEATURES
+                                                for role in (*feature.roles, *feature.block_roles)}
     # the check itself finds what it is meant to
-    assert _role_names_in(ast.parse('if meta["role"] == "eval":\n    x = ":eval: y"\n'),
-                          "eval") == [1, 2]
+    written = 'if meta["role"] == "eval":\n    x = ":eval: y"\nROLES = ("numref",\n    "eval")\n'
+    assert sorted(_role_names_in(ast.parse(written), "eval")) == [1, 2, 3]
 
 
 def test_every_module_is_documented():

@@ -8,7 +8,7 @@ import nbformat
 import pytest
 
 from conftest import growth, write_book
-from tabbook.source.bibliography import (BibError, bibliography_errors, latex_text,
+from tabbook.features.bibliography import (BibError, bibliography_errors, latex_text,
                                          read_bibliography)
 from tabbook.source.latex import to_mathml
 from tabbook.core.config import load_config

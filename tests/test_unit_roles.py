@@ -2,10 +2,11 @@
 tokens are in the .md text."""
 from __future__ import annotations
 
-from tabbook.source.roles import (attributes, child_lines, citation_keys, edited,
-                                  enclosing_block, figure_image, has_scheme, heading_title,
-                                  leading_image, located_tokens, plain_text, previous_block,
-                                  prose_tokens, source_spans, split_reference, strip_slide_marks,
+from tabbook.features.citations import citation_keys
+from tabbook.source.roles import (attributes, child_lines, edited, enclosing_block,
+                                  figure_image, has_scheme, heading_title, leading_image,
+                                  located_tokens, plain_text, previous_block, prose_tokens,
+                                  source_spans, split_reference, strip_slide_marks,
                                   top_level_blocks)
 
 PROSE = ("Voir :numref:`fig_x`, `` :ref:`no` `` et 10:30:`x` et :numreff:`y` ou :width:`3`.\n"

@@ -106,9 +106,10 @@ class Section:
     images: list[Image] = field(default_factory=list)
     toc: list[TocEntry] = field(default_factory=list)
     citations: list[Reference] = field(default_factory=list)
-    """Each key of d2lbook's ``:cite:`key1,key2```, with its line."""
+    """Each key of d2lbook's ``:cite:`key1,key2```, with its line (features/citations.py)."""
     bibliography: Image | None = None
-    """The .bib file of a ``:bibliography:`../refs.bib``` line: the page lists the cited works."""
+    """The .bib file of a ``:bibliography:`../refs.bib``` line: the page lists the cited works
+    (features/citations.py)."""
 
     @property
     def name(self) -> str:

@@ -5,13 +5,14 @@ A feature is one `Feature`: its role names and optional hooks. It sits low (abov
 `core` only) and sees no stage: each stage calls the hooks of the registered features
 (`registry.FEATURES`) at its extension point and hands them what they need, already
 located (a role's content and .md line, the code cell before it in a tab's notebook,
-what a tab's run computed). A stage thus knows no role name, and a feature is tested
-alone with plain values.
+what a tab's run computed, the book's sections). A stage thus knows no role name, and a
+feature is tested alone with plain values.
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.language import Language
@@ -22,6 +23,12 @@ if TYPE_CHECKING:   # the prose parser imports the features: nbformat only where
 
 Finding = tuple[int, str, str]
 """A problem a check hook finds: (.md line, what is wrong, how to fix it)."""
+
+
+def slug(text: str) -> str:
+    """An anchor made of a text, as a page's headings and a feature's targets get theirs."""
+    kept = "".join(char if char.isalnum() or char == "_" else " " for char in text.lower())
+    return "-".join(kept.split()) or "partie"
 
 
 @dataclass(frozen=True)
@@ -45,6 +52,13 @@ class ShownRole:
     language: Language
     typeset: Callable[[str], str]
     """The prose's typography (French spacing for a French book)."""
+    page: str = ""
+    """The name of the page it is rendered in."""
+    url: Callable[[str, str], str] = lambda page, anchor: ""
+    """(page, anchor) -> the URL of that place from the page (the document's own anchor
+    in a PDF, "" for a page it leaves out)."""
+    numbered: object = None
+    """What the feature's `number` hook found in the whole book."""
 
 
 @dataclass(frozen=True)
@@ -55,8 +69,23 @@ class Feature:
     cache and frozen keys."""
     roles: tuple[str, ...] = ()
     """Parse a role: the inline role names the prose parser reads as ``role`` tokens."""
+    block_roles: tuple[str, ...] = ()
+    """Parse a block role: the names of the roles written on a line of their own, which
+    the prose parser reads as ``role_block`` tokens."""
+    read: Callable[[Section, str, str, int], None] | None = None
+    """Put a role into the model: (section, role name, content, .md line) -> what the
+    feature keeps of it, written into its own fields of the section."""
     check: Callable[[str, int, bool], list[Finding]] | None = None
     """Check a role: (content, .md line, whether it is in a title) -> problems (errors)."""
+    check_book: Callable[[Path, Sequence[Section]], list[Problem]] | None = None
+    """Check the whole book: (its source folder, its sections, orphans included) ->
+    problems, located."""
+    number: Callable[[Path, Sequence[Section]], object] | None = None
+    """Number the whole book: (its source folder, its pages in book order) -> what every
+    page needs to render the feature's roles (`ShownRole.numbered`), computed once."""
+    page_files: Callable[[Section], Iterable[str]] = lambda section: ()
+    """Page dependencies: the files a page shows for the feature, relative to its .md
+    (a page is rendered again when one changes)."""
     annotate: Callable[[Sequence[PlacedRole]], list[dict]] | None = None
     """Annotate the split notebook: its roles in a tab's notebook -> what a kernel must
     compute for them, kept in the notebook's metadata under `key` (nothing if empty);
@@ -85,6 +114,8 @@ class Feature:
     the pages do instead)."""
     render_html: Callable[[str, ShownRole], str] | None = None
     """Render the role in a page: (content, where it is shown) -> HTML."""
+    render_block_html: Callable[[str, ShownRole], str] | None = None
+    """Render a block role in a page: (content, where it is shown) -> HTML."""
     render_markdown: Callable[[str, str, Sequence[dict], Language], str] | None = None
     """Render the role in an executed notebook's Markdown: (content, the code cell before
     it, what the tab's run computed, the book's language) -> Markdown."""

@@ -2,11 +2,15 @@
 points (see extension.py). A new feature is a module of this layer and a line here."""
 from __future__ import annotations
 
+from .citations import CITATIONS
 from .extension import Feature
 from .inline_values import INLINE_VALUES
 
-FEATURES: tuple[Feature, ...] = (INLINE_VALUES,)
+FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CITATIONS)
 ROLES: dict[str, Feature] = {role: feature for feature in FEATURES for role in feature.roles}
 """The feature of each role a feature adds."""
+BLOCK_ROLES: dict[str, Feature] = {role: feature for feature in FEATURES
+                                   for role in feature.block_roles}
+"""The feature of each block role (a line of its own) a feature adds."""
 RECORDED = tuple(feature for feature in FEATURES if feature.collect is not None)
 """The features whose hooks collect something from a run, which its record keeps."""

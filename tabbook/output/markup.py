@@ -22,13 +22,14 @@ from markdown_it.token import Token
 
 from ..core.language import Language
 from ..core.model import project_path
-from ..features.extension import Feature, ShownRole
+from ..features.extension import Feature, ShownRole, slug
+from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
 from ..features.registry import ROLES as FEATURE_ROLES
 from ..notebooks.features import Computed
 from ..source.numbering import Numbers
-from ..source.roles import (LABEL_ROLES, attributes, citation_keys, figure_image, has_scheme, is_label,
-                    plain_text, previous_block, prose_markdown, prose_tokens, split_reference,
-                    strip_slide_marks, top_level_blocks)
+from ..source.roles import (LABEL_ROLES, attributes, figure_image, has_scheme, is_label,
+                            plain_text, previous_block, prose_markdown, prose_tokens,
+                            split_reference, strip_slide_marks, top_level_blocks)
 from .mathml import math_html, math_rule
 from .typography import starts_with_punctuation, tie_leading_unit, typeset
 
@@ -104,47 +105,13 @@ def _anchor(name: str) -> str:
     return f'<span id="{html.escape(name)}"></span>'
 
 
-def _slug(text: str) -> str:
-    kept = "".join(char if char.isalnum() or char == "_" else " " for char in text.lower())
-    return "-".join(kept.split()) or "partie"
-
-
-def _citation(content: str, ctx: PageContext) -> str:
-    """:cite:`a,b` -> (Author, year ; Author, year), each a link to its entry in the
-    bibliography's page (author-year, as d2lbook's HTML shows them)."""
-    links = []
-    for key in citation_keys(content):
-        if key in ctx.numbers.works:
-            page, entry = ctx.numbers.works[key]
-            url = ctx.url(page, "bib-" + _slug(key))
-            links.append(f'<a class="citation" href="{html.escape(url)}">'
-                         f'{html.escape(ctx.typeset(entry.label(ctx.language)))}</a>')
-        else:   # the checks warned about it
-            links.append(html.escape(key))
-    return f"({ctx.language.text('citations').join(links)})"
-
-
-def _bibliography(ctx: PageContext) -> str:
-    """The works cited in the book whose entries this page's .bib file holds, in the
-    alphabetical order of their labels."""
-    works = sorted(((key, entry) for key, (page, entry) in ctx.numbers.works.items()
-                    if page == ctx.page), key=lambda work: work[1].label(ctx.language).casefold())
-    items = "".join(f'<li id="bib-{_slug(key)}">'
-                    f'{html.escape(ctx.typeset(entry.text(ctx.language)))}</li>'
-                    for key, entry in works)
-    return f'<ol class="bibliography">{items}</ol>'
-
-
 def _role(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
-    """:numref:/:ref:/:eqref: -> a link with its text in the book's language, :cite: ->
-    (Author, year), a :label: in the text -> an anchor; a feature's role -> what the
-    feature renders."""
+    """:numref:/:ref:/:eqref: -> a link with its text in the book's language, a :label: in
+    the text -> an anchor; a feature's role -> what the feature renders."""
     meta, ctx = tokens[index].meta, env["ctx"]
     feature = FEATURE_ROLES.get(meta["role"])
     if feature is not None and feature.render_html is not None:
         return feature.render_html(meta["content"], _shown_role(feature, env))
-    if meta["role"] == "cite":
-        return _citation(meta["content"], ctx)
     if meta["role"] in LABEL_ROLES:
         return _anchor(meta["content"].strip())
     custom, label = split_reference(meta["content"])
@@ -166,12 +133,14 @@ def _unknown_role(self, tokens: Sequence[Token], index: int, options, env: Env) 
 
 def _shown_role(feature: Feature, env: Env) -> ShownRole:
     """Where a feature's role is rendered: per tab shown, the code cell before its prose
-    and what that tab's run computed for the feature (no tab when the caller gave none)."""
+    and what that tab's run computed for the feature (no tab when the caller gave none);
+    the page, and what the feature numbered in the book."""
     ctx, shown = env["ctx"], env.get("shown") or {}
     return ShownRole({tab: after for tab, (after, _) in shown.items()},
                      {tab: computed.get(feature.results_key, ())
                       for tab, (_, computed) in shown.items()},
-                     ctx.language, ctx.typeset)
+                     ctx.language, ctx.typeset, ctx.page, ctx.url,
+                     ctx.numbers.features.get(feature.key))
 
 
 def _ties_following_unit(token: Token) -> bool:
@@ -212,11 +181,13 @@ def _softbreak(self, tokens: Sequence[Token], index: int, options, env: Env) -> 
 
 
 def _attribute_line(tokens: Sequence[Token], index: int, env: Env) -> str:
-    """:bibliography: -> the list of works; the label of a block that has no HTML of its
-    own here (a table, a paragraph) -> an anchor; other attributes were read by their block."""
+    """A feature's block role -> what the feature renders; the label of a block that has no
+    HTML of its own here (a table, a paragraph) -> an anchor; other attributes were read by
+    their block."""
     meta = tokens[index].meta
-    if meta["role"] == "bibliography":
-        return _bibliography(env["ctx"])
+    feature = FEATURE_BLOCK_ROLES.get(meta["role"])
+    if feature is not None and feature.render_block_html is not None:
+        return feature.render_block_html(meta["content"], _shown_role(feature, env))
     host = previous_block(tokens, index)
     has_own_html = host is not None and tokens[host].level == 0 and (
         tokens[host].type in ("heading_open", "math_block", "table_open") or
@@ -235,7 +206,7 @@ def _heading(tokens: Sequence[Token], index: int, env: Env) -> str:
     children = [child for child in children if not is_label(child)]
     number = ctx.numbers.sections.get(ctx.page, "") if level == 1 else \
         ctx.numbers.headings.get((ctx.page, line), "")
-    anchor = labels[0] if labels else _slug(plain_text(children))
+    anchor = labels[0] if labels else slug(plain_text(children))
     if level in (2, 3):   # the outline's template escapes what it shows
         ctx.outline.append((level, anchor, (number + " " if number else "") +
                             ctx.typeset(plain_text(children).strip())))

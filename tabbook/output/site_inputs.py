@@ -18,6 +18,7 @@ from ..core.config import CONFIG_FILE, Config
 from ..core.files import tool_files
 from ..core.layout import Layout
 from ..core.model import Book, Section
+from ..features.registry import FEATURES
 from ..source.numbering import Numbers
 
 INPUTS_STAMP = ".inputs"
@@ -28,12 +29,12 @@ PAGES = "pages"
 
 
 def source_files(book: Book, section: Section) -> set[Path]:
-    """A page's source and the files it shows (images, bibliography)."""
+    """A page's source and the files it shows (images, the features' files: its
+    bibliography…)."""
     source = book.source_root / section.path
-    files = {source, *(source.parent / image.path for image in section.images)}
-    if section.bibliography:
-        files.add(source.parent / section.bibliography.path)
-    return files
+    return {source, *(source.parent / image.path for image in section.images),
+            *(source.parent / written for feature in FEATURES
+              for written in feature.page_files(section))}
 
 
 def book_files(book: Book, config: Config) -> set[Path]:
@@ -76,7 +77,7 @@ def page_keys(config: Config, book: Book, numbers: Numbers, tabs: tuple[str, ...
         config.root, {*tool_files(), config.root / CONFIG_FILE, *config.html.files},
         repr(tabs), repr(sorted(pdfs.items())),
         repr([(page.name, page.title, page.tabs) for page in pages]),
-        repr((numbers.sections, sorted(numbers.targets.items()), list(numbers.works.items()))))
+        repr((numbers.sections, sorted(numbers.targets.items()), numbers.features)))
     return {page_file(section): _page_key(section, shared, book, numbers, tabs, layout)
             for section in pages}
 

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import os
 import posixpath
 import re
 from collections import defaultdict
@@ -15,10 +14,10 @@ from pathlib import Path
 
 from markdown_it.token import Token
 
-from .bibliography import bibliography_errors, entries_by_page
 from ..core.config import Config
 from ..core.model import (ALL_TABS, Book, Cell, CellKind, Image, Problem, Section,
                           project_path)
+from ..features.registry import FEATURES
 from ..features.registry import ROLES as FEATURE_ROLES
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
@@ -220,11 +219,10 @@ def _reference_problems(sections: list[Section], book: Book) -> list[Problem]:
                 found.add(ref.line, f":{ref.role}: refers to unknown label {ref.target!r} (shown "
                           "as text)", "fix the name or add the :label: it refers to", warning=True)
         base = (book.source_root / section.path).parent
-        _check_bibliography(found, base)
         for image in section.images:
             _check_image(found, base, image)
         problems += found.problems
-    return problems + _citation_problems(sections, book)
+    return problems
 
 
 def _check_image(found: _Findings, base: Path, image: Image) -> None:
@@ -247,20 +245,6 @@ def _check_image(found: _Findings, base: Path, image: Image) -> None:
 def _outside_book(path: str) -> bool:
     """Whether `path`, relative to the book's folder (`project_path`), leaves it."""
     return posixpath.isabs(path) or path == ".." or path.startswith("../")
-
-
-def _check_bibliography(found: _Findings, base: Path) -> None:
-    """The section's :bibliography: file exists, and BibTeX reads it as written."""
-    bibliography = found.section.bibliography
-    if bibliography is None:
-        return
-    if not (base / bibliography.path).is_file():
-        found.add(bibliography.line, f"bibliography not found: {bibliography.path}",
-                  "fix the path (relative to this .md file)")
-        return
-    shown = os.path.normpath(Path(found.section.display_path).parent / bibliography.path)
-    found.problems += [Problem(shown, error.line, error.message, error.fix, warning=True)
-                       for error in bibliography_errors(base / bibliography.path)]
 
 
 def _prose_problems(section: Section) -> list[Problem]:
@@ -324,15 +308,6 @@ def _check_math(found: _Findings, token: Token, line: int) -> None:
                   "fix the LaTeX (pages show math as MathML made by latex2mathml)", warning=True)
 
 
-def _citation_problems(sections: list[Section], book: Book) -> list[Problem]:
-    """Citations of works that no bibliography of the book holds (shown as their key)."""
-    known = entries_by_page(book.source_root, sections)
-    return [Problem(section.display_path, cite.line, f":cite: of {cite.target!r}, which no "
-                    ":bibliography: file of the book holds (shown as its key)",
-                    "fix the key or add the entry to the .bib file", warning=True)
-            for section in sections for cite in section.citations if cite.target not in known]
-
-
 def _orphan_problems(book: Book) -> list[Problem]:
     problems = []
     for orphan in book.orphans:
@@ -369,5 +344,8 @@ def check_book(book: Book, config: Config) -> list[Problem]:
         problems += _code_problems(section, config, saved_classes)
         problems += _prose_problems(section)
     problems += _reference_problems(sections, book)
+    for feature in FEATURES:
+        if feature.check_book is not None:
+            problems += feature.check_book(book.source_root, sections)
     problems += _marks_saved_nowhere(book.pages(), config)
     return _merge_tabs(problems)

@@ -1,4 +1,5 @@
-"""Numbers of the book: chapters, sections, headings, figures, tables, equations.
+"""Numbers of the book: chapters, sections, headings, figures, tables, equations, and
+what each feature numbers over the whole book (`Feature.number`).
 
 Computed once over the whole book, so that a reference on one page can name
 the number of a figure on another. Used by the HTML pages and by the launch
@@ -11,9 +12,9 @@ from dataclasses import dataclass, field
 
 from markdown_it.token import Token
 
-from .bibliography import Entry, entries_by_page
 from ..core.language import Language
 from ..core.model import Book, CellKind, Label, Section
+from ..features.registry import FEATURES
 from .roles import figure_image, top_level_blocks
 
 KINDS = ("chapter", "section", "figure", "table", "equation")
@@ -58,8 +59,8 @@ class Numbers:
     equations: dict[tuple[str, int], str] = field(default_factory=dict)
     """(section name, .md line of an equation's :eqlabel:) -> its number."""
     targets: dict[str, Target] = field(default_factory=dict)
-    works: dict[str, tuple[str, Entry]] = field(default_factory=dict)
-    """Cited key -> (the page whose :bibliography: lists it, its entry), in citation order."""
+    features: dict[str, object] = field(default_factory=dict)
+    """Feature key -> what its `number` hook found in the whole book (the cited works…)."""
 
 
 def _top_level_blocks(section: Section) -> Iterator[tuple[int, tuple[Token, ...], int]]:
@@ -91,16 +92,9 @@ def number_book(book: Book) -> Numbers:
             number = f"{chapter_number}.{section_number}"
             numbers.sections[section.name] = number
             _number_section(section, number, counters, numbers)
-    _cited_works(book, numbers)
+    numbers.features = {feature.key: feature.number(book.source_root, book.pages())
+                        for feature in FEATURES if feature.number is not None}
     return numbers
-
-
-def _cited_works(book: Book, numbers: Numbers) -> None:
-    entries = entries_by_page(book.source_root, book.pages())
-    for page in book.pages():
-        for cite in page.citations:
-            if cite.target in entries:
-                numbers.works.setdefault(cite.target, entries[cite.target])
 
 
 def _number_section(section: Section, number: str, counters: dict | None, numbers: Numbers,

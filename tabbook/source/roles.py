@@ -6,13 +6,15 @@ This module adds d2lbook's syntax to CommonMark (with tables and ``$…$`` /
 ``$$…$$`` math):
 
 - ``role`` inline tokens for `` :numref:`x` ``, `` :ref:`x` ``, `` :eqref:`x` ``,
-  `` :cite:`a,b` ``, `` :label:`x` ``, `` :eqlabel:`x` `` and the roles the features add
-  (`features.registry`), with ``meta = {"role", "content", "span"}``. Since markdown-it reads code spans and
-  code blocks first, a role written inside code stays text.
+  `` :label:`x` ``, `` :eqlabel:`x` `` and the roles the features add
+  (`features.registry`: `` :cite:`a,b` ``…), with ``meta = {"role", "content", "span"}``.
+  Since markdown-it reads code spans and code blocks first, a role written inside code
+  stays text.
 - ``role_block`` tokens for a line holding only `` :label:`x` ``, `` :eqlabel:`x` ``,
-  `` :width:`400px` ``, `` :height:`…` ``, `` :bibliography:`x.bib` ``,
-  `` :begin_tab:`x` `` or ``:end_tab:``, with ``meta = {"role", "content"}``. Such a
-  line ends the paragraph, table or list before it: it is an attribute of that block.
+  `` :width:`400px` ``, `` :height:`…` ``, `` :begin_tab:`x` ``, ``:end_tab:`` or a
+  block role a feature adds (`` :bibliography:`x.bib` ``…), with
+  ``meta = {"role", "content"}``. Such a line ends the paragraph, table or list before
+  it: it is an attribute of that block.
 - ``unknown_role`` inline tokens for what is written as a role but none of the above
   (`` :numreff:`x` ``, a Sphinx role, `` :width:`x` `` inside a line), with the same
   ``meta`` and ``markup``, the role as written: shown as written, as Sphinx shows a role
@@ -36,13 +38,14 @@ from markdown_it.rules_inline import StateInline
 from markdown_it.token import Token
 from mdit_py_plugins.dollarmath import dollarmath_plugin
 
+from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
 from ..features.registry import ROLES as FEATURE_ROLES
 
 REFERENCE_ROLES = ("numref", "ref", "eqref")
 LABEL_ROLES = ("label", "eqlabel")
-INLINE_ROLES = (*REFERENCE_ROLES, "cite", *LABEL_ROLES, *FEATURE_ROLES)
+INLINE_ROLES = (*REFERENCE_ROLES, *LABEL_ROLES, *FEATURE_ROLES)
 # Roles of a line of their own, attributes of the block above (a label may be either).
-BLOCK_ROLES = (*LABEL_ROLES, "width", "height", "bibliography", "begin_tab")
+BLOCK_ROLES = (*LABEL_ROLES, "width", "height", *FEATURE_BLOCK_ROLES, "begin_tab")
 INLINE_ROLE = re.compile(rf":({'|'.join(INLINE_ROLES)}):`([^`]+)`")
 # What d2lbook takes for a role (its build.py's mark_re_md), whatever its name.
 WRITTEN_ROLE = re.compile(r":([-/\\.\w]+):`([^`]+)`")
@@ -70,11 +73,6 @@ def split_reference(content: str) -> tuple[str | None, str]:
     """``texte <label>`` -> ("texte", "label"); ``label`` -> (None, "label")."""
     custom = CUSTOM_TEXT.fullmatch(content)
     return (custom.group(1), custom.group(2).strip()) if custom else (None, content.strip())
-
-
-def citation_keys(content: str) -> list[str]:
-    """The keys of `` :cite:`a, b` ``."""
-    return [key.strip() for key in content.split(",") if key.strip()]
 
 
 def has_scheme(url: str) -> bool:

@@ -3,7 +3,8 @@
 Only the structure of the format is handled here (fences, tab blocks, the tab
 declaration cell, labels, references, images, TOC). The structure of cells is
 read line by line; prose is parsed once into markdown-it tokens (`roles`), kept
-on its cell, and its labels, references, citations and images are read from them.
+on its cell, and its labels, references and images are read from them, and the roles
+the features keep in the model (citations…), by their `read` hook.
 Problems found while reading are collected, never raised, so that a single run
 reports all of them.
 """
@@ -16,9 +17,12 @@ from markdown_it.token import Token
 
 from ..core.model import (ALL_TABS, Cell, CellKind, Image, Label, Problem, Reference, Section,
                           TocEntry)
+from ..features.extension import Feature
+from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
+from ..features.registry import ROLES as FEATURE_ROLES
 from .branches import TAB_MARK
-from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, citation_keys, enclosing_block,
-                    heading_title, leading_image, previous_block, prose_tokens, split_reference,
+from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, heading_title,
+                    leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
@@ -113,8 +117,8 @@ class SectionParser:
         meta = cell.tokens[index].meta
         if meta["role"] in LABEL_ROLES:
             self.label(cell, previous_block(cell.tokens, index), meta, line)
-        elif meta["role"] == "bibliography":
-            self.section.bibliography = Image(meta["content"], "", line)
+        elif meta["role"] in FEATURE_BLOCK_ROLES:
+            self.feature_role(FEATURE_BLOCK_ROLES[meta["role"]], meta, line)
 
     def inline_mark(self, cell: Cell, index: int, child: Token, line: int) -> None:
         """An image or a role inside the text of tokens[index]."""
@@ -126,10 +130,15 @@ class SectionParser:
         role, content = child.meta["role"], child.meta["content"]
         if role in REFERENCE_ROLES:
             section.references.append(Reference(role, split_reference(content)[1], line))
-        elif role == "cite":
-            section.citations += [Reference("cite", key, line) for key in citation_keys(content)]
-        elif role in LABEL_ROLES:  # not a feature's role, whose content is its own
+        elif role in FEATURE_ROLES:
+            self.feature_role(FEATURE_ROLES[role], child.meta, line)
+        elif role in LABEL_ROLES:
             self.label(cell, enclosing_block(cell.tokens, index), child.meta, line)
+
+    def feature_role(self, feature: Feature, meta: dict, line: int) -> None:
+        """A feature's role, which the feature keeps in the model if it keeps anything."""
+        if feature.read is not None:
+            feature.read(self.section, meta["role"], meta["content"], line)
 
     def label(self, cell: Cell, host: int | None, meta: dict, line: int) -> None:
         """A :label: or :eqlabel: of the block that starts at cell.tokens[host]."""

@@ -1,4 +1,4 @@
-"""BibTeX entries for d2lbook's ``:cite:`key``` and ``:bibliography:`file.bib```.
+"""BibTeX entries of the citations feature (citations.py): the .bib files it reads.
 
 pybtex reads the file as BibTeX does (``@string`` macros and the months, ``#``
 concatenation, names split on the ``and`` outside braces, von and Jr parts) and
@@ -24,7 +24,6 @@ from pybtex.utils import CaseInsensitiveDict
 from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
 from ..core.language import Language
-from ..core.model import Section
 
 
 @dataclass(frozen=True)
@@ -183,16 +182,3 @@ def read_bibliography(path: Path) -> dict[str, Entry]:
 def bibliography_errors(path: Path) -> list[BibError]:
     """What pybtex could not read as written in a .bib file, with its line."""
     return _parse(path)[1]
-
-
-def entries_by_page(root: Path, sections: list[Section]) -> dict[str, tuple[str, Entry]]:
-    """Key -> (name of the page whose ``:bibliography:`` file holds it, the entry), for
-    every bibliography of `sections` that exists (a missing one is a check error)."""
-    entries: dict[str, tuple[str, Entry]] = {}
-    for section in sections:
-        if section.bibliography:
-            file = (root / section.path).parent / section.bibliography.path
-            if file.is_file():
-                entries.update((key, (section.name, entry))
-                               for key, entry in read_bibliography(file).items())
-    return entries
