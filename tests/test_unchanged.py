@@ -103,6 +103,10 @@ def test_a_file_changed_while_the_command_ran_is_unknown(tmp_path):
     assert record["files"]["chapters/chap/sec.md"][2] is None
     assert record["files"]["config.ini"][2] is not None
     assert not unchanged.unchanged(record, root, ["notebooks"])
+    # The next command, which the file did not change under, knows it again.
+    again = unchanged.snapshot(root, unchanged.inputs(root), previous=record["files"])
+    assert unchanged.record(root, ["notebooks"], again, known=record["files"])["files"][
+        "chapters/chap/sec.md"][2] is not None
 
 
 @pytest.mark.parametrize("argv, runs_always", [

@@ -158,7 +158,7 @@ def _stat(path: str) -> list[int] | None:
 
 def snapshot(folder: Path, files: list[str], previous: Snapshot) -> Snapshot:
     """Each file's size, time and hash; the hash is taken from `previous` where size and
-    time did not change, so that only changed files are read."""
+    time did not change (and it was known), so that only changed files are read."""
     found = {}
     for file in files:
         stat = _stat(file)
@@ -166,7 +166,8 @@ def snapshot(folder: Path, files: list[str], previous: Snapshot) -> Snapshot:
             continue
         name = _name(folder, file)
         known = previous.get(name)
-        digest = known[2] if known and known[:2] == stat else file_hash(Path(file))
+        reuse = known and known[:2] == stat and known[2] is not None
+        digest = known[2] if reuse else file_hash(Path(file))
         found[name] = [*stat, digest]
     return found
 
