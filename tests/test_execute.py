@@ -83,7 +83,9 @@ def test_cache_and_each_invalidation_rule(project):
     assert provenance.framework_version.startswith(pinned_version("pytorch", "torch"))
     assert len(provenance.cell_seconds) == 1 and provenance.total_seconds > 0
 
-    assert ran(project("eval")) == 0                        # nothing changed
+    nothing = project("eval")                               # nothing changed: nothing done
+    assert "Nothing changed since this command last succeeded" in nothing.stderr
+    assert ran(project("eval", "--recheck")) == 0           # the cache keeps every notebook
     edit(root, section_text(prose="Un autre texte."))
     assert ran(project("eval")) == 0                        # prose only...
     notebook = evaluated(root, "pytorch")                   # ...yet the notebook has it
