@@ -58,7 +58,8 @@ def run_unless_unchanged(argv: list[str], root: Path) -> int:
                   f"({recorded.get('finished', '?')}): nothing to do "
                   f"(--recheck runs its steps anyway).", file=sys.stderr)
             return 0
-        stamp.unlink(missing_ok=True)
+        # The stamp stays until a success replaces it: files back to what it records are
+        # those of a success. Nothing is written before the build lock is held.
         known = (recorded or {}).get("files") or {}
         before = snapshot(folder, inputs(folder), previous=known)
     from .main import main   # the build's modules, only when there is work
