@@ -183,9 +183,9 @@ def _set_up(root: Path, env: Path, sources: list[Path], with_d2l: bool) -> None:
     started = time.monotonic()
     requirements = sources[0]
     log = setup_log(env)
-    print(f"setting up the {env.name} environment in {env.relative_to(root)} "
-          f"(from {requirements.relative_to(root)}; once, or when it changes; pip's output in "
-          f"{log.relative_to(root)})...", flush=True)
+    _say(f"setting up the {env.name} environment in {env.relative_to(root)} "
+         f"(from {requirements.relative_to(root)}; once, or when it changes; pip's output in "
+         f"{log.relative_to(root)})...")
     log.write_text("", encoding="utf-8")
     import venv   # here, not at the top: build.py's every start imports this module
     venv.EnvBuilder(with_pip=True, clear=True).create(env)
@@ -196,7 +196,14 @@ def _set_up(root: Path, env: Path, sources: list[Path], with_d2l: bool) -> None:
         pip_install(python, "--no-deps", "--editable", str(root), log=log)
     # Its python is this interpreter (venv copies or links it).
     write_stamp(env / STAMP, _fingerprint(sys.version, *sources), requirements=requirements.name)
-    print(f"{env.name} environment ready in {time.monotonic() - started:.0f} s", flush=True)
+    _say(f"{env.name} environment ready in {time.monotonic() - started:.0f} s")
+
+
+def _say(line: str) -> None:
+    """One whole line at once: environments are set up side by side, and print() writes
+    the text and its newline apart, so their lines would run into each other."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
 
 
 def _setup_failure(name: str, err: subprocess.CalledProcessError,
