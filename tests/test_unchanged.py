@@ -9,6 +9,7 @@ import pytest
 
 from conftest import DECLARE, REPO, build, md, write_book
 from tabbook.cli import unchanged
+from tabbook.cli.options import parse_command_line
 
 NOTHING = "Nothing changed since this command last succeeded"
 
@@ -100,13 +101,14 @@ def test_a_file_changed_while_the_command_ran_is_unknown(tmp_path):
     source = root / "chapters" / "chap" / "sec.md"
     before = unchanged.snapshot(root, unchanged.inputs(root), previous={})
     source.write_text(source.read_text() + "\nUne phrase écrite pendant la construction.\n")
-    record = unchanged.record(root, ["notebooks"], before, known={})
+    notebooks = parse_command_line(["notebooks"])
+    record = unchanged.record(root, notebooks, before, known={})
     assert record["files"]["chapters/chap/sec.md"][2] is None
     assert record["files"]["config.ini"][2] is not None
-    assert not unchanged.unchanged(record, root, ["notebooks"])
+    assert not unchanged.unchanged(record, root, notebooks)
     # The next command, which the file did not change under, knows it again.
     again = unchanged.snapshot(root, unchanged.inputs(root), previous=record["files"])
-    assert unchanged.record(root, ["notebooks"], again, known=record["files"])["files"][
+    assert unchanged.record(root, notebooks, again, known=record["files"])["files"][
         "chapters/chap/sec.md"][2] is not None
 
 
@@ -116,13 +118,16 @@ def test_a_file_changed_while_the_command_ran_is_unknown(tmp_path):
     (["serve"], True), (["test", "--fast"], True), (["check"], True),
     (["--recheck"], True)])
 def test_which_command_lines_a_stamp_stands_for(argv, runs_always):
-    assert unchanged.eligible(argv) is not runs_always
+    assert unchanged.eligible(parse_command_line(argv)) is not runs_always
 
 
 def test_the_folder_is_not_part_of_the_command_line():
-    assert unchanged.without_folder(["-C", "/a/b", "html", "--tab", "mxnet"]) == \
-        ["html", "--tab", "mxnet"]
-    assert unchanged.without_folder(["-C/a/b", "pdf"]) == ["pdf"]
-    assert unchanged.book_folder(["html", "-C", "x"], Path("/r")) == Path("x").resolve()
-    assert unchanged.book_folder(["html"], Path("/r")) == Path("/r")
-    assert unchanged.book_folder(["html", "-C"], Path("/r")) is None
+    def asked(*argv: str) -> dict:
+        return unchanged.request(parse_command_line(list(argv)))
+    assert asked("-C", "/a/b", "html", "--tab", "mxnet") == asked("html", "--tab", "mxnet")
+    assert asked("-C/a/b", "pdf") == asked("pdf") != asked("html")
+    assert unchanged.book_folder(parse_command_line(["html", "-C", "x"]), Path("/r")) == \
+        Path("x").resolve()
+    assert unchanged.book_folder(parse_command_line(["html"]), Path("/r")) == Path("/r")
+    with pytest.raises(SystemExit):   # refused before anything, as the build refuses it
+        parse_command_line(["html", "-C"])

@@ -15,7 +15,9 @@ run builds.
 """
 from __future__ import annotations
 
+import argparse
 import hashlib
+import json
 import os
 import sys
 import time
@@ -24,10 +26,11 @@ from pathlib import Path
 from ..bootstrap.environments import CHROMIUM, ENVS_DIR, STAMP, TOOL_ROOT
 from ..bootstrap.records import file_hash, read_record, write_record
 from ..core.layout import BUILD_DIR
+from .options import parse_command_line
 
 BUILDING_COMMANDS = {None, "html", "pdf", "launch", "notebooks", "lib", "eval"}
 """The commands whose result a stamp can stand for (not serve, test or check)."""
-ALWAYS_RUN = {"--recheck", "--force", "--out", "-h", "--help", "--check"}
+ALWAYS_RUN = ("recheck", "force", "out", "check")
 """Options whose command must run whatever its files: it is asked to look again, to
 redo, to copy elsewhere, or to answer."""
 STAMPS = "unchanged"
@@ -46,14 +49,14 @@ time in ns, hash of its bytes or None where unknown]."""
 
 
 def run_unless_unchanged(argv: list[str], root: Path) -> int:
-    """Run build.py's command line `argv`, unless the last identical one succeeded and
-    nothing it read or wrote changed since."""
-    folder = book_folder(argv, root)
-    asked = without_folder(argv)
-    stamp = stamp_path(folder, asked) if folder is not None and eligible(asked) else None
+    """Run build.py's command line `argv`, unless the last one that asked the same
+    succeeded and nothing it read or wrote changed since."""
+    args = parse_command_line(argv)   # a malformed command line stops here, as in main
+    folder = book_folder(args, root)
+    stamp = stamp_path(folder, args) if folder.is_dir() and eligible(args) else None
     if stamp is not None:
         recorded = read_record(stamp)
-        if recorded is not None and unchanged(recorded, folder, asked):
+        if recorded is not None and unchanged(recorded, folder, args):
             print(f"Nothing changed since this command last succeeded "
                   f"({recorded.get('finished', '?')}): nothing to do "
                   f"(--recheck runs its steps anyway).", file=sys.stderr)
@@ -65,41 +68,31 @@ def run_unless_unchanged(argv: list[str], root: Path) -> int:
     from .main import main   # the build's modules, only when there is work
     status = main(argv, root)
     if stamp is not None and status == 0:
-        write_record(stamp, record(folder, asked, before, known))
+        write_record(stamp, record(folder, args, before, known))
     return status
 
 
-def book_folder(argv: list[str], root: Path) -> Path | None:
-    """The folder -C names, as the command line reads it (None if it is malformed)."""
-    for index, arg in enumerate(argv):
-        if arg == "-C":
-            return Path(argv[index + 1]).resolve() if index + 1 < len(argv) else None
-        if arg.startswith("-C"):
-            return Path(arg[2:].removeprefix("=")).resolve()
-    return root
+def book_folder(args: argparse.Namespace, root: Path) -> Path:
+    """The book's folder: -C's, else `root`."""
+    return (args.directory or root).resolve()
 
 
-def without_folder(argv: list[str]) -> list[str]:
-    """`argv` but -C and its folder: what the command asks, wherever the book is."""
-    kept, skip = [], False
-    for arg in argv:
-        if not skip and not arg.startswith("-C"):
-            kept.append(arg)
-        skip = arg == "-C"
-    return kept
+def request(args: argparse.Namespace) -> dict:
+    """What the command line asks, wherever the book is (-C left out), as JSON holds it:
+    the order of its options does not matter."""
+    asked = {name: value for name, value in vars(args).items() if name != "directory"}
+    return json.loads(json.dumps(asked, sort_keys=True, default=str))
 
 
-def eligible(argv: list[str]) -> bool:
-    """Whether a stamp may stand for the command line `argv` (without -C)."""
-    words = [arg for arg in argv if not arg.startswith("-")]
-    command = words[0] if words else None
-    return command in BUILDING_COMMANDS and not any(
-        arg.split("=")[0] in ALWAYS_RUN for arg in argv)
+def eligible(args: argparse.Namespace) -> bool:
+    """Whether a stamp may stand for the command line `args`."""
+    return args.command in BUILDING_COMMANDS and not any(
+        getattr(args, option, None) for option in ALWAYS_RUN)
 
 
-def stamp_path(folder: Path, argv: list[str]) -> Path:
-    return folder / BUILD_DIR / STAMPS / (hashlib.sha256("\0".join(argv).encode()).hexdigest()[:16]
-                                          + ".json")
+def stamp_path(folder: Path, args: argparse.Namespace) -> Path:
+    asked = json.dumps(request(args), sort_keys=True).encode()
+    return folder / BUILD_DIR / STAMPS / f"{hashlib.sha256(asked).hexdigest()[:16]}.json"
 
 
 # -- what is compared ----------------------------------------------------------------
@@ -134,12 +127,12 @@ def _files(top: str, skip: set[str], links: bool = False) -> list[str]:
     return found
 
 
-def machine(argv: list[str]) -> dict:
+def machine(args: argparse.Namespace) -> dict:
     """What the build takes from the machine besides files: interpreters (the running
     one, the environments', those --python names), Chromium, GPUs, variables."""
     programs = [Path(sys.executable), CHROMIUM, Path("/usr/bin/nvidia-smi"),
                 *sorted(TOOL_ROOT.glob(f"{ENVS_DIR}/*/bin/python")),
-                *(Path(arg.split("=", 1)[1]) for arg in argv if "=" in arg)]
+                *(Path(given.split("=", 1)[1]) for given in getattr(args, "python", None) or ())]
     return {"python": sys.version,
             "programs": {str(p): _stat(os.path.realpath(p)) for p in programs},
             "gpus": sorted(str(p) for p in Path("/dev").glob("nvidia[0-9]*")),
@@ -180,7 +173,7 @@ def _name(folder: Path, file: str) -> str:
     return file[len(inside):] if file.startswith(inside) else file
 
 
-def record(folder: Path, argv: list[str], before: Snapshot, known: Snapshot) -> dict:
+def record(folder: Path, args: argparse.Namespace, before: Snapshot, known: Snapshot) -> dict:
     """The stamp written after a success: the inputs as they were when the command
     started (one changed since is unknown), its outputs as they are now."""
     after = snapshot(folder, inputs(folder), previous=before)
@@ -188,14 +181,14 @@ def record(folder: Path, argv: list[str], before: Snapshot, known: Snapshot) -> 
                     else [*entry[:2], None])
              for name, entry in after.items()}
     files.update(snapshot(folder, outputs(folder), previous=known))
-    return {"argv": argv, "machine": machine(argv), "files": files,
+    return {"request": request(args), "machine": machine(args), "files": files,
             "finished": time.strftime("%Y-%m-%d %H:%M:%S")}
 
 
-def unchanged(recorded: dict, folder: Path, argv: list[str]) -> bool:
+def unchanged(recorded: dict, folder: Path, args: argparse.Namespace) -> bool:
     """Whether every file is as `recorded` (same bytes), none came or went, and the
     machine gives the build the same things."""
-    if recorded.get("argv") != argv or recorded.get("machine") != machine(argv):
+    if recorded.get("request") != request(args) or recorded.get("machine") != machine(args):
         return False
     files = recorded.get("files")
     if not isinstance(files, dict):

@@ -1,10 +1,11 @@
 """What the site is made from: the whole site's fingerprint, and each page's key, so
 that pages are rendered again only when what they are made from changed.
 
-A site whose fingerprint and files are unchanged is kept whole. Otherwise, a page's HTML depends on what every page shares (the build's code and assets, the
-config, the book's titles and reference targets, the tabs, the PDFs the site offers)
-and on what is its own (its source, images and bibliography, its notebooks, the numbers
-of its headings, figures, tables and equations). The site's stamp keeps each page's key;
+A site whose fingerprint and files are unchanged is kept whole. Otherwise, a page's HTML
+depends on what every page shares (the build's code and assets, the config, the book's
+titles and reference targets, the tabs, the PDFs the site offers) and on what is its
+own (its source, images and bibliography, its notebooks, the numbers of its headings,
+figures, tables and equations). The site's stamp keeps each page's key;
 when the site is made again, a page whose key is the same and whose file is intact is
 copied from the previous site instead of being rendered: a sentence edited on one page
 renders that page alone.
