@@ -70,6 +70,8 @@ FRENCH = {
     "cells_one": "{n} cellule",
     "cells_many": "{n} cellules",
     "on_cpu": "sur le processeur (aucun GPU)",
+    "gpu_elsewhere": "Les sorties {tabs} de cette section viennent, elles, d'un GPU : "
+                     "comparez les durées en connaissance de cause.",
     "on_devices": "sur {devices}",
     "device": "{name} ({memory} Gio, pilote {driver}, CUDA {cuda})",
     "frozen_used": "Ces sorties sont figées dans le dépôt du livre ({path}) : elles ne sont "
@@ -172,6 +174,8 @@ ENGLISH = {
     "cells_one": "{n} cell",
     "cells_many": "{n} cells",
     "on_cpu": "on the CPU (no GPU)",
+    "gpu_elsewhere": "The {tabs} outputs of this section come from a GPU: keep that in "
+                     "mind when comparing durations.",
     "on_devices": "on {devices}",
     "device": "{name} ({memory} GiB, driver {driver}, CUDA {cuda})",
     "frozen_used": "These outputs are frozen in the book's repository ({path}): they are "
@@ -269,6 +273,7 @@ CHINESE = {
     "cells_one": "{n} 个单元格",
     "cells_many": "{n} 个单元格",
     "on_cpu": "在处理器上（无 GPU）",
+    "gpu_elsewhere": "本节的 {tabs} 输出来自 GPU，比较耗时时请注意这一点。",
     "on_devices": "在 {devices} 上",
     "device": "{name}（{memory} GiB，驱动 {driver}，CUDA {cuda}）",
     "frozen_used": "这些输出固定保存在本书的仓库中（{path}）：只有代码改变时才会重新计算。",

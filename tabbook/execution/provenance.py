@@ -9,6 +9,7 @@ it with `describe`.
 from __future__ import annotations
 
 import datetime
+from collections.abc import Mapping, Sequence
 
 from ..core.frameworks import display_name
 from ..core.language import Language
@@ -44,15 +45,30 @@ def _devices(provenance: dict, language: Language) -> str:
                       driver=d["driver"], cuda=d["cuda"]) for d in devices))
 
 
-def describe(tab: str, notebook, language: Language) -> str:
+def on_gpu(notebook) -> bool:
+    """Whether `notebook`'s outputs were computed where a GPU was given to it."""
+    return provenance_of(notebook).get("devices", "CPU") != "CPU"
+
+
+def gpu_tabs(notebooks: Mapping[str, object]) -> list[str]:
+    """The tabs of a page whose outputs come from a GPU, in the page's order."""
+    return [tab for tab, notebook in notebooks.items() if notebook and on_gpu(notebook)]
+
+
+def describe(tab: str, notebook, language: Language, gpu_elsewhere: Sequence[str] = ()) -> str:
     """« Code PyTorch exécuté le 21/11/2026 à 10:00 UTC sur … — PyTorch 2.13.0, Python
     3.11.7, 4,2 s pour 12 cellules. », then what the frozen store has to do with it, in
-    the book's `language` ("" for a notebook that ran no code)."""
+    the book's `language` ("" for a notebook that ran no code). A notebook run on the CPU
+    says which of `gpu_elsewhere`, the page's other tabs, show GPU outputs: a reader
+    comparing tabs must not take one machine's durations for the other's."""
     provenance = provenance_of(notebook)
     if not provenance.get("cell_seconds"):
         return ""
+    others = [display_name(t) for t in gpu_elsewhere if t != tab]
+    contrast = (language.text("gpu_elsewhere", tabs=language.join(others))
+                if others and not on_gpu(notebook) else "")
     return language.sentences(_execution(tab, provenance, language),
-                              _frozen(tab, frozen_of(notebook), language))
+                              _frozen(tab, frozen_of(notebook), language), contrast)
 
 
 def _moment(provenance: dict, language: Language) -> str:

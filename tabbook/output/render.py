@@ -35,7 +35,7 @@ from .markup import PageContext, render_prose
 from ..core.model import ALL_TABS, METADATA_KEY, Book, Cell, CellKind, Section
 from ..source.numbering import Numbers
 from .outputs import highlight_code, render_outputs
-from ..execution.provenance import describe
+from ..execution.provenance import describe, gpu_tabs
 from ..notebooks.features import Computed, code_before, computed_in
 from ..notebooks.split import code_cells
 from .typography import typeset
@@ -217,8 +217,9 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     parts = page_parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
     launches = [_launch(site, section, tab, ctx) for tab in page_tabs
                 if has_launch_notebook(section, tab)]
+    on_gpus = gpu_tabs(notebooks)
     provenance = [(tab, text) for tab in page_tabs
-                  if (text := describe(tab, notebooks[tab], language))]
+                  if (text := describe(tab, notebooks[tab], language, on_gpus))]
     number = site.numbers.sections.get(section.name, "")
     return ENVIRONMENT.get_template("page.html").render(
         site=site, ctx=ctx, ui=language, title=typeset(f"{number} {section.title}".strip(),
