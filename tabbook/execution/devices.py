@@ -14,6 +14,7 @@ import json
 import re
 
 from ..core.frameworks import DEVICE_PATTERN
+from ..notebooks.long_outputs import joined
 
 MARKER = "tabbook-device-use:"
 
@@ -106,10 +107,7 @@ def devices_in_outputs(notebook: dict | None) -> list[str]:
     seen: dict[str, None] = {}
     for cell in (notebook or {}).get("cells", []):
         for output in cell.get("outputs", []):
-            texts = [output.get("text", "")]
-            texts.append(output.get("data", {}).get("text/plain", ""))
-            for text in texts:
-                text = "".join(text) if isinstance(text, list) else text
-                for match in DEVICE_PATTERN.finditer(text):
+            for text in (output.get("text", ""), output.get("data", {}).get("text/plain", "")):
+                for match in DEVICE_PATTERN.finditer(joined(text)):
                     seen.setdefault(normalise(match.group(0)))
     return list(seen)
