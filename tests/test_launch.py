@@ -1,6 +1,7 @@
 """Launch notebooks: structure, links, --out, and a platform-like run per framework."""
 from __future__ import annotations
 
+import ast
 import errno
 import json
 import os
@@ -13,7 +14,8 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import DECLARE, REPO, build, growth, raising_on_call, write_book
+from conftest import (CONFIG, DECLARE, REPO, build, growth, md, raising_on_call,
+                      write_book)
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
@@ -466,3 +468,116 @@ def test_a_long_paragraph_takes_time_in_proportion_to_its_length(small_book):
                          f"pour 1{narrow}200\u00a0Go, `c` «{narrow}\\*{narrow}» &amp; "
                          "[lien](https://a.b/c?d) "
                          f"<https://e.f/?g>{narrow}: fin. ")
+
+
+# -- citations and captions, as the pages show them -------------------------------------
+N = "\u202f"
+CONFIG_NOT_EXECUTED = CONFIG.replace("warning_is_error = True\n",
+                                     "warning_is_error = True\neval_notebook = False\n")
+CITING_SECTION = md(DECLARE, """
+    # Un modèle cité
+
+    C'est *LoRA* :cite:`Hu.2022`, après :cite:`Knuth.1984, Hu.2022`.
+
+    ![Le modèle coupé en deux : l'entrée et « la sortie »](../img/deux.svg)
+
+    ```{.python .input}
+    %%tab all
+    print(1)
+    ```
+    """)
+REFERENCES = md("# Bibliographie", ":bibliography:`../refs.bib`")
+BIBTEX = """
+@inproceedings{Hu.2022, author = {Hu, Edward J. and Shen, Yelong and Wallis, Phillip},
+  title = {LoRA}, booktitle = {ICLR}, year = {2022}}
+@book{Knuth.1984, author = {Knuth, Donald E.}, title = {The \\TeX book}, year = {1984}}
+"""
+CITED = ("([Hu et al., 2022](https://owner.github.io/book/chap/refs.html#bib-hu-2022))"
+         f", après ([Knuth, 1984](https://owner.github.io/book/chap/refs.html#bib-knuth-1984)"
+         f"{N}; [Hu et al., 2022](https://owner.github.io/book/chap/refs.html#bib-hu-2022)).")
+
+
+def citing_book(root: Path, config: str = CONFIG_NOT_EXECUTED) -> Path:
+    write_book(root, {"chap/index.md": "# Chapitre\n\n```toc\ncites\nrefs\n```\n",
+                      "chap/cites.md": CITING_SECTION, "chap/refs.md": REFERENCES,
+                      "refs.bib": BIBTEX}, config)
+    (root / "chapters" / "img").mkdir()
+    (root / "chapters" / "img" / "deux.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    (root / "d2l").mkdir()
+    (root / "d2l" / "__init__.py").write_text('__version__ = "0"\n')
+    return root
+
+
+def test_citations_and_captions_in_every_notebook_readers_get(tmp_path):
+    """The launch notebooks and the site's downloadable copies: citations as on the page
+    (author, year, a link to the published bibliography), captions in French typography.
+    The split notebooks, which the build alone reads, keep the role as written."""
+    root = citing_book(tmp_path)
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    built = root / "_build"
+    shown = [*(built / "launch").rglob("*.ipynb"), *(built / "html" / "notebooks").rglob("*.ipynb")]
+    assert len(shown) == 6   # the section with code, three frameworks, launched and downloadable
+    for path in shown:
+        prose = "\n".join(cell.source for cell in nbformat.read(path, as_version=4).cells
+                          if cell.cell_type == "markdown")
+        assert ":cite:" not in prose and ":bibliography:" not in prose, path
+        assert f"C'est *LoRA* {CITED}" in prose, path
+        assert f"![Le modèle coupé en deux{N}: l'entrée et «{N}la sortie{N}»]" in prose, path
+    page = (built / "html" / "chap" / "cites.html").read_text(encoding="utf-8")
+    assert 'href="refs.html#bib-hu-2022">Hu et al., 2022</a>' in page   # the same anchor
+    assert ":cite:`Hu.2022`" in (built / "notebooks" / "pytorch" / "chap" / "cites.ipynb").read_text()
+
+
+def test_a_bibliography_in_a_launch_notebook_is_its_list_of_works(tmp_path):
+    root = citing_book(tmp_path, CONFIG)
+    (root / "chapters" / "chap" / "cites.md").write_text(
+        CITING_SECTION + "\nEt :cite:`Absent_1999`.\n\n" +
+        REFERENCES.replace("# Bibliographie\n", "") + "\nFin.\n", encoding="utf-8")
+    (root / "chapters" / "chap" / "refs.md").write_text("# Bibliographie\n\nAilleurs.\n")
+    config = load_config(root)
+    book, problems = parse_book(config)
+    assert not [p for p in problems if not p.warning], problems
+    section = {s.name: s for s in book.pages()}["chap/cites"]
+    notebook = make_launch_notebook(executed(section, "pytorch"), config, "pytorch", section,
+                                    number_book(book))
+    prose = "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+    assert "([Hu et al., 2022](https://owner.github.io/book/chap/cites.html#bib-hu-2022))" in prose
+    assert "Et (Absent\\_1999)." in prose   # an unknown key (a warning): shown as written
+    assert ("1. Edward J. Hu, Yelong Shen et Phillip Wallis (2022). LoRA. ICLR.\n"
+            "2. Donald E. Knuth (1984). The TeXbook.\n") in prose
+    assert ":bibliography:" not in prose
+
+
+def test_the_setup_cells_messages_are_in_the_books_typography(small_book):
+    config, sections, numbers = small_book
+    for tab in ("pytorch", "mxnet"):
+        notebook = make_launch_notebook(executed(sections["chap/gpu"], tab), config, tab,
+                                        sections["chap/gpu"], numbers)
+        setup = notebook.cells[1].source
+        assert f"(Colab{N}: Exécution" in setup and "Colab :" not in setup
+        assert f"cellule suivante{N}:" in setup
+        compile(setup, "setup", "exec")
+    raised = next(node.args[0] for node in ast.walk(ast.parse(setup))
+                  if isinstance(node, ast.Call) and getattr(node.func, "id", "") == "RuntimeError")
+    assert f"plus récent{N}: lancez" in ast.literal_eval(raised)   # MXNet's Python guard
+
+
+def test_a_launch_notebook_is_made_again_when_a_cited_work_changes(tmp_path):
+    root = citing_book(tmp_path, CONFIG)
+    layout = Layout(root)
+
+    def written() -> str:
+        config = load_config(root)
+        book, _ = parse_book(config)
+        section = {s.name: s for s in book.pages()}["chap/cites"]
+        source = layout.executed("pytorch", section)
+        source.parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(executed(section, "pytorch"), source)
+        write_launch_notebooks(config, number_book(book), [(section, "pytorch")], layout)
+        return layout.launch_notebook("pytorch", section).read_text(encoding="utf-8")
+
+    assert "[Knuth, 1984]" in written()
+    bib = root / "chapters" / "refs.bib"
+    bib.write_text(bib.read_text().replace("{1984}", "{1986}"))
+    assert "[Knuth, 1986]" in written()

@@ -15,7 +15,18 @@ def test_only_the_text_is_typeset_never_code_math_roles_or_urls():
     assert typeset_markdown("Un [lien : ici](http://x.org/a:b) et <http://y.org> ?", FRENCH) == (
         f"Un [lien{NNBSP}: ici](http://x.org/a:b) et <http://y.org>{NNBSP}?")
     assert typeset_markdown(":numref:`a:b` : suite ![a : b](img/c:d.png)", FRENCH) == (
-        f":numref:`a:b`{NNBSP}: suite ![a : b](img/c:d.png)")
+        f":numref:`a:b`{NNBSP}: suite ![a{NNBSP}: b](img/c:d.png)")
+
+
+def test_a_figures_caption_is_prose_its_path_title_and_code_are_not():
+    assert typeset_markdown(
+        'Voir ![coupé en deux : l\'entrée, « x » `a : b` [lien ?](http://a.b/c?d)]'
+        '(img/e:f.png "titre : t") ; fin !', FRENCH) == (
+        f'Voir ![coupé en deux{NNBSP}: l\'entrée, «{NNBSP}x{NNBSP}» `a : b` '
+        f'[lien{NNBSP}?](http://a.b/c?d)](img/e:f.png "titre : t"){NNBSP}; fin{NNBSP}!')
+    # A caption's roles and links are found where the caption (parsed apart) writes them.
+    assert typeset_markdown("[![a : b :cite:`k:x` ; c](i.png) : d](u) !", FRENCH) == (
+        f"[![a{NNBSP}: b :cite:`k:x`{NNBSP}; c](i.png){NNBSP}: d](u){NNBSP}!")
 
 
 def test_lines_are_changed_where_they_are_written_after_their_block_prefix():

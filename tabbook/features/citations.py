@@ -4,25 +4,28 @@ line of its own.
 A citation names works by their BibTeX key. The page whose ``:bibliography:`` file holds
 a cited work lists it (the works cited anywhere in the book, in the alphabetical order of
 their labels), and each citation links to its entry there, author and year, as d2lbook's
-HTML shows them. Launch notebooks keep both roles as written.
+HTML shows them. Launch notebooks show them the same way, as Markdown whose links point
+to the published book; the split, executed and frozen notebooks keep the roles as
+written (nothing a reader opens: the pages and the PDF render them from the model).
 
 The whole feature, plugged into the stages by `CITATIONS` (see extension.py): the keys
 and the .bib file a page writes (kept in the model: `Section.citations`,
 `Section.bibliography`), the checks (the file is there and BibTeX reads it, every cited
 key is in a bibliography of the book), the works cited in the book and the page that
-lists each, citations and reference lists in pages, the .bib file a page depends on.
+lists each, citations and reference lists in pages and launch notebooks, the .bib file
+a page depends on.
 The .bib files themselves are read by bibliography.py.
 """
 from __future__ import annotations
 
 import html
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from ..core.model import Image, Problem, Reference, Section
 from .bibliography import Entry, bibliography_errors, read_bibliography
-from .extension import Feature, ShownRole, slug
+from .extension import Feature, ShownRole, markdown_escaped, slug
 
 ROLE = "cite"
 BLOCK_ROLE = "bibliography"
@@ -110,35 +113,59 @@ def _anchor(key: str) -> str:
     return "bib-" + slug(key)
 
 
-def html_citation(content: str, shown: ShownRole) -> str:
-    """:cite:`a,b` -> (Author, year ; Author, year), each a link to its entry in the
-    bibliography's page (author-year, as d2lbook's HTML shows them)."""
+def _citation(content: str, shown: ShownRole, link: Callable[[str, str], str],
+              escaped: Callable[[str], str]) -> str:
+    """:cite:`a,b` -> (Author, year ; Author, year), each a `link(label, url)` to its entry
+    in the bibliography's page (author-year, as d2lbook's HTML shows them)."""
     works: Works = shown.numbered or {}
     links = []
     for key in citation_keys(content):
         if key in works:
             page, entry = works[key]
-            url = shown.url(page, _anchor(key))
-            links.append(f'<a class="citation" href="{html.escape(url)}">'
-                         f'{html.escape(shown.typeset(entry.label(shown.language)))}</a>')
+            links.append(link(shown.typeset(entry.label(shown.language)),
+                              shown.url(page, _anchor(key))))
         else:   # the checks warned about it
-            links.append(html.escape(key))
+            links.append(escaped(key))
     return f"({shown.language.text('citations').join(links)})"
 
 
-def html_bibliography(content: str, shown: ShownRole) -> str:
+def html_citation(content: str, shown: ShownRole) -> str:
+    """A citation in a page: HTML links."""
+    return _citation(content, shown, lambda label, url: (
+        f'<a class="citation" href="{html.escape(url)}">{html.escape(label)}</a>'), html.escape)
+
+
+def markdown_citation(content: str, shown: ShownRole) -> str:
+    """A citation in a launch notebook: Markdown links to the published bibliography."""
+    return _citation(content, shown, lambda label, url: f"[{markdown_escaped(label)}]({url})",
+                     markdown_escaped)
+
+
+def _listed(shown: ShownRole) -> list[tuple[str, Entry]]:
     """The works cited in the book whose entries this page's .bib file holds, in the
     alphabetical order of their labels."""
     works: Works = shown.numbered or {}
-    listed = sorted(((key, entry) for key, (page, entry) in works.items() if page == shown.page),
-                    key=lambda work: work[1].label(shown.language).casefold())
+    return sorted(((key, entry) for key, (page, entry) in works.items() if page == shown.page),
+                  key=lambda work: work[1].label(shown.language).casefold())
+
+
+def html_bibliography(content: str, shown: ShownRole) -> str:
+    """A page's list of works, each entry the anchor its citations link to."""
     items = "".join(f'<li id="{_anchor(key)}">'
                     f'{html.escape(shown.typeset(entry.text(shown.language)))}</li>'
-                    for key, entry in listed)
+                    for key, entry in _listed(shown))
     return f'<ol class="bibliography">{items}</ol>'
+
+
+def markdown_bibliography(content: str, shown: ShownRole) -> str:
+    """A page's list of works in a launch notebook: a numbered Markdown list (its lines,
+    ending the block)."""
+    return "".join(f"{number}. {markdown_escaped(shown.typeset(entry.text(shown.language)))}\n"
+                   for number, (_, entry) in enumerate(_listed(shown), start=1))
 
 
 CITATIONS = Feature(
     key=KEY, roles=(ROLE,), block_roles=(BLOCK_ROLE,), read=read, check_book=book_problems,
     number=cited_works, page_files=bibliography_file, render_html=html_citation,
-    render_block_html=html_bibliography)
+    render_block_html=html_bibliography, render_launch_markdown=markdown_citation,
+    render_block_launch_markdown=markdown_bibliography)

@@ -10,6 +10,7 @@ feature is tested alone with plain values.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -23,6 +24,15 @@ if TYPE_CHECKING:   # the prose parser imports the features: nbformat only where
 
 Finding = tuple[int, str, str]
 """A problem a check hook finds: (.md line, what is wrong, how to fix it)."""
+
+
+_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|$~])")
+
+
+def markdown_escaped(text: str) -> str:
+    """`text` escaped so that a notebook's Markdown shows it as it is (no emphasis, code,
+    link, math or raw HTML read in it)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", text)
 
 
 def slug(text: str) -> str:
@@ -44,9 +54,9 @@ class PlacedRole:
 
 @dataclass(frozen=True)
 class ShownRole:
-    """Where a role is rendered in a page: for each tab the page shows, the code cell
-    before it (`after`) and what the feature's hooks collected from that tab's run
-    (`results`, empty when nothing ran)."""
+    """Where a role is rendered in a page (or a launch notebook): for each tab the page
+    shows, the code cell before it (`after`) and what the feature's hooks collected from
+    that tab's run (`results`, empty when nothing ran)."""
     after: Mapping[str, str]
     results: Mapping[str, Sequence[dict]]
     language: Language
@@ -56,7 +66,8 @@ class ShownRole:
     """The name of the page it is rendered in."""
     url: Callable[[str, str], str] = lambda page, anchor: ""
     """(page, anchor) -> the URL of that place from the page (the document's own anchor
-    in a PDF, "" for a page it leaves out)."""
+    in a PDF, "" for a page it leaves out; the published book's URL in a launch
+    notebook)."""
     numbered: object = None
     """What the feature's `number` hook found in the whole book."""
 
@@ -119,6 +130,11 @@ class Feature:
     render_markdown: Callable[[str, str, Sequence[dict], Language], str] | None = None
     """Render the role in an executed notebook's Markdown: (content, the code cell before
     it, what the tab's run computed, the book's language) -> Markdown."""
+    render_launch_markdown: Callable[[str, ShownRole], str] | None = None
+    """Render the role in a launch notebook's Markdown: (content, where it is shown, whose
+    `url` points into the published book) -> Markdown (else it stays as written)."""
+    render_block_launch_markdown: Callable[[str, ShownRole], str] | None = None
+    """Render a block role in a launch notebook's Markdown, as `render_launch_markdown`."""
     ties_following_unit: bool = False
     """Its role stands for a number: in a French book, a unit written right after it is
     tied to it by a no-break space."""

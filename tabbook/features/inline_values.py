@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import html
 import json
-import re
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..bootstrap.records import conforms
 from ..core.language import Language
 from ..core.model import METADATA_KEY, Problem, Section
-from .extension import Feature, Finding, PlacedRole, ShownRole
+from .extension import Feature, Finding, PlacedRole, ShownRole, markdown_escaped
 
 if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
     import nbformat
@@ -34,7 +33,6 @@ the evaluating cells' metadata)."""
 RESULTS = "values"
 MARKER = "tabbook-inline-values:"
 """What the evaluating cell prints before its JSON, so that nothing else is read as it."""
-_MARKDOWN_SPECIAL = re.compile(r"([\\`*_\[\]<>#|$~])")
 VALUE_FIELDS = {"after": str, "expression": str}
 
 
@@ -172,8 +170,7 @@ def markdown_value(content: str, after: str, values: Sequence[dict],
     language's visible mark."""
     expression = content.strip()
     value = computed_value(value_entry(values, after, expression))
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", missing_mark(expression, language)
-                                 if value is None else value)
+    return markdown_escaped(missing_mark(expression, language) if value is None else value)
 
 
 def html_value(content: str, shown: ShownRole) -> str:

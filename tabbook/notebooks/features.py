@@ -1,6 +1,6 @@
 """The features' extension points on a tab's notebook (see features/extension.py): the
-roles each feature finds there, placed after their code cell, its annotations of the
-split notebook, its problems once the notebook ran, and its roles rendered in the
+roles a feature annotates or checks there, placed after their code cell, its annotations
+of the split notebook, its problems once the notebook ran, and its roles rendered in the
 executed notebook's Markdown."""
 from __future__ import annotations
 
@@ -52,15 +52,22 @@ def code_before(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dic
     return found
 
 
+PLACED_ROLES = {role: feature for role, feature in ROLES.items()
+                if feature.annotate is not None or feature.problems is not None}
+"""The roles whose feature reads where a tab's notebook places them (after which code
+cell): to annotate the split notebook, or to find its problems once it ran."""
+
+
 def placed_roles(section: Section, tab: str,
                  code: Mapping[int, CodeCell]) -> dict[str, list[PlacedRole]]:
-    """The roles each feature (by key) finds in `section`'s notebook for `tab`, in order."""
+    """The roles of `PLACED_ROLES` each feature (by key) finds in `section`'s notebook for
+    `tab`, in order."""
     found: dict[str, list[PlacedRole]] = {}
     for position, after in code_before(section, tab, code).items():
         cell = section.cells[position]
         for token, line in located_tokens(cell.tokens, cell.line):
-            if token.type == "role" and token.meta["role"] in ROLES:
-                found.setdefault(ROLES[token.meta["role"]].key, []).append(
+            if token.type == "role" and token.meta["role"] in PLACED_ROLES:
+                found.setdefault(PLACED_ROLES[token.meta["role"]].key, []).append(
                     PlacedRole(after, token.meta["content"], line))
     return found
 

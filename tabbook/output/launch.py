@@ -5,7 +5,9 @@ cells in front: what it is and how to get a GPU on each platform, then a setup
 cell that installs what the platform lacks (this repository's d2l at the book's
 release, the framework where the platform has none, the section's
 ``#required_libs``). Images point to the published site, since Colab cannot
-read paths relative to the notebook.
+read paths relative to the notebook; references and citations (author, year) are links
+to its pages and its bibliography. The prose, captions included, is in the book's
+typography, as on the pages (French spacing for a French book).
 
 Outputs are kept: a student sees the expected results before running anything,
 the first cell says where and when they were produced, and every run replaces
@@ -34,6 +36,8 @@ from ..core.frameworks import display_name, framework
 from ..core.language import Language
 from ..core.layout import Layout, published_path
 from ..core.model import METADATA_KEY, Section, project_path
+from ..features.extension import ShownRole
+from ..features.registry import BLOCK_ROLES, ROLES
 from ..source.numbering import Numbers
 from ..execution.provenance import describe, provenance_of
 from ..notebooks.long_outputs import cut_outputs
@@ -97,9 +101,10 @@ def _library_missing(config: Config) -> str:
     return f"installed_version({distribution!r}) != {config.project.release!r}"
 
 
-def _literals(text: str, indent: int) -> str:
-    """`text` as Python: adjacent double-quoted literals, one per line of the code."""
-    lines = textwrap.wrap(text, 75)
+def _literals(text: str, language: Language, indent: int) -> str:
+    """`text`, a message the reader reads, in the book's typography and as Python: adjacent
+    double-quoted literals, one per line of the code (never cut at a no-break space)."""
+    lines = textwrap.wrap(typeset(text, language), 75)
     return f"\n{' ' * indent}".join(json.dumps(line + (" " if i < len(lines) - 1 else ""),
                                                 ensure_ascii=False)
                                      for i, line in enumerate(lines))
@@ -114,7 +119,7 @@ def _setup_code(config: Config, tab: str, section: Section) -> str:
         major, minor = (int(part) for part in needs.split(".")[:2])
         message = language.text("launch_python", framework=display_name(tab), python=needs)
         guard = (f"\nif sys.version_info >= ({major}, {minor + 1}):\n"
-                 f"    raise RuntimeError({_literals(message, 23)})\n")
+                 f"    raise RuntimeError({_literals(message, language, 23)})\n")
     return f'''\
 # Setup for Colab and Kaggle: installs what this notebook needs and the platform lacks.
 import importlib.metadata, subprocess, sys
@@ -136,8 +141,8 @@ changed = [name for name, module in list(sys.modules.items())
            if "." not in name and installed_version(name)
            and getattr(module, "__version__", None) not in (None, installed_version(name))]
 if changed:
-    print({_literals(language.text("launch_restart"), 10)}, ", ".join(changed), \
-{_literals(language.text("launch_changed"), 10)})'''
+    print({_literals(language.text("launch_restart"), language, 10)}, ", ".join(changed), \
+{_literals(language.text("launch_changed"), language, 10)})'''
 
 
 def _gpu_text(tab: str, section: Section, language: Language) -> str:
@@ -172,7 +177,9 @@ def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
 
 def _for_platforms(text: str, config: Config, section: Section, numbers: Numbers) -> str:
     """A notebook's Markdown for Colab and Kaggle: references become links to the
-    published book, relative image paths its URLs, labels and attribute lines go."""
+    published book, relative image paths its URLs, the features' roles what they render
+    (citations: author-year links to the published bibliography), labels and attribute
+    lines go."""
     edits = []
     for token, start, end in source_spans(prose_tokens(text), text):
         written = text[start:end]
@@ -196,13 +203,35 @@ def _published(token: Token, written: str, config: Config, section: Section,
     if role in (*LABEL_ROLES, "width", "height"):
         return ""
     if role not in REFERENCE_ROLES:
-        return written
+        return _feature_role(token, written, config, section, numbers)
     custom, label = split_reference(token.meta["content"])
     target = numbers.targets.get(label)
     if target is None:
         return written
-    url = f"{config.launch.site_url}{target.page}.html#{target.anchor}"
+    url = _published_url(config, target.page, target.anchor)
     return f"[{target.text(role, custom, config.project.language)}]({url})"
+
+
+def _published_url(config: Config, page: str, anchor: str) -> str:
+    """The URL of a place in the published book."""
+    return f"{config.launch.site_url}{page}.html#{anchor}"
+
+
+def _feature_role(token: Token, written: str, config: Config, section: Section,
+                  numbers: Numbers) -> str:
+    """A feature's role (or block role) as the feature renders it in a launch notebook,
+    linking to the published book; as written if it renders none."""
+    feature = {"role": ROLES, "role_block": BLOCK_ROLES}.get(token.type, {}).get(
+        token.meta["role"])
+    render = feature and (feature.render_block_launch_markdown if token.type == "role_block"
+                          else feature.render_launch_markdown)
+    if not render:
+        return written
+    language = config.project.language
+    return render(token.meta["content"], ShownRole(
+        {}, {}, language, lambda text: typeset(text, language), section.name,
+        lambda page, anchor: _published_url(config, page, anchor),
+        numbers.features.get(feature.key)))
 
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
@@ -268,7 +297,7 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     record = dict(recorded)
     common = fingerprint(config.root, [*tool_files(), config.root / CONFIG_FILE,
                                        config.root / "pyproject.toml"],
-                         repr(sorted(numbers.targets.items())))
+                         repr((sorted(numbers.targets.items()), numbers.features)))
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue

@@ -1,8 +1,9 @@
 """French typography of a notebook's Markdown (the launch notebooks' prose), written back
 into the Markdown: `typeset_markdown`.
 
-The HTML renderer applies `french` to markdown-it's text tokens; here the same text is
-changed where it is written, so each child of an inline token is found in its source. The
+The HTML renderer applies `french` to markdown-it's text tokens, a figure's caption
+included; here the same text is changed where it is written, so each child of an inline
+token (and of an image: its caption) is found in its source. The
 children are found in order, each from where the one before it ends, so that a paragraph
 is read once whatever its length: escapes and entities stay tokens of their own (never
 joined to the text around them) and links record where they end, so that nothing is
@@ -57,8 +58,9 @@ def _typesetting_tokens(text: str) -> tuple[Token, ...]:
 
 def typeset_markdown(text: str, language: Language) -> str:
     """A notebook's Markdown in the book's typography (French spacing for a French book),
-    as the HTML renderer sets it: only the text of the prose changes, never code spans,
-    mathematics, raw HTML, roles, images, URLs or link targets."""
+    as the HTML renderer sets it: only the text of the prose (and of images' captions)
+    changes, never code spans, mathematics, raw HTML, roles, image paths, URLs or link
+    targets."""
     if not language.french:
         return text
     lines = text.split("\n")
@@ -80,11 +82,22 @@ def typeset_markdown(text: str, language: Language) -> str:
 
 def _typeset_inline(inline: Token, content: str) -> str:
     """`content` (an inline token's) with `french` applied to its text only."""
-    regions, cursor = [], 0
-    for textual, run in itertools.groupby(_written_children(inline), _textual):
+    return edited(content, _text_regions(inline.children or [], content, 0, 0))
+
+
+def _text_regions(children: list[Token], content: str, cursor: int,
+                  base: int) -> list[tuple[int, int, str]]:
+    """(start, end, typeset text) of each run of text of `children`, found in `content`
+    from `cursor` on; `base` is where the text they were parsed from starts in `content`
+    (an image's caption, prose too, is parsed apart from its paragraph)."""
+    regions = []
+    for textual, run in itertools.groupby(_written_children(children), _textual):
         if not textual:
             for child in run:
-                cursor = _past(child, content, cursor)
+                if child.type == "image":   # its caption starts after "!["
+                    caption = base + child.meta["span"][0] + 2
+                    regions += _text_regions(child.children or [], content, caption, caption)
+                cursor = _past(child, content, cursor, base)
             continue
         run = list(run)
         written = "".join(child.markup if child.type == "text_special" else child.content
@@ -93,7 +106,7 @@ def _typeset_inline(inline: Token, content: str) -> str:
         cursor = found + len(written)
         plain = written == "".join(child.content for child in run)   # no escape or entity
         regions.append((found, cursor, french(written) if plain else _typeset_run(run)))
-    return edited(content, regions)
+    return regions
 
 
 def _typeset_run(run: list[Token]) -> str:
@@ -118,10 +131,9 @@ def _typeset_run(run: list[Token]) -> str:
     return "".join(written)
 
 
-def _written_children(inline: Token) -> list[Token]:
-    """An inline token's children but an autolink's text: its URL, not as written (nor
-    typeset), which the autolink's span skips."""
-    children = inline.children or []
+def _written_children(children: list[Token]) -> list[Token]:
+    """An inline token's (or an image's) children but an autolink's text: its URL, not as
+    written (nor typeset), which the autolink's span skips."""
     return [child for index, child in enumerate(children)
             if not (index and children[index - 1].type == "link_open" and
                     children[index - 1].markup == "autolink")]
@@ -131,11 +143,11 @@ def _textual(child: Token) -> bool:
     return child.type in ("text", "text_special")
 
 
-def _past(child: Token, content: str, cursor: int) -> int:
+def _past(child: Token, content: str, cursor: int, base: int) -> int:
     """Where `content` goes on after `child`, which stays as written: a role, an image or a
-    link (its span), code (`_past_code`), math or raw HTML (its content)."""
+    link (its span, from `base`), code (`_past_code`), math or raw HTML (its content)."""
     if "span" in child.meta:
-        return max(cursor, child.meta["span"][1])
+        return max(cursor, base + child.meta["span"][1])
     if child.type == "code_inline":
         return _past_code(child, content, cursor)
     written = child.content
