@@ -59,10 +59,11 @@ def test_outputs_of_every_kind(tmp_path):
         nbformat.v4.new_output("error", ename="ValueError", evalue="non",
                                traceback=["\x1b[0;31mValueError\x1b[0m: non"]),
     ]
-    html = render_outputs(outputs, ctx)
+    html = render_outputs(outputs, ctx, "Graphique : perte")
     assert '<pre class="output">bonjour &lt;monde&gt;\n</pre>' in html
     assert '<pre class="output stderr">attention' in html
-    assert html.count('<img class="output"') == 2 and 'alt="Figure produite par le code"' in html
+    assert html.count('<img class="output"') == 2
+    assert html.count('alt="Graphique\u202f: perte"') == 2
     assert len(list((tmp_path / "site" / "_images").glob("*.png"))) == 1
     assert len(list((tmp_path / "site" / "_images").glob("*.svg"))) == 1
     assert "<table><tr><td>1</td></tr></table>" in html
@@ -81,7 +82,7 @@ def test_results_and_tracebacks_too_long_are_shown_cut(tmp_path):
             "text/plain": "".join(f"rang {number}\n" for number in range(20_000))}),
         nbformat.v4.new_output("error", ename="RecursionError", evalue="trop",
                                traceback=[f"appel {number}" for number in range(20_000)])]
-    html = render_outputs(outputs, ctx)
+    html = render_outputs(outputs, ctx, "")
     assert "<table>" not in html and "<td>" not in html
     assert html.count('<span class="output-cut">[… sortie tronquée\u202f: ') == 2
     for first, middle, last in (("rang 0", "rang 10000", "rang 19999"),
@@ -312,3 +313,15 @@ def test_the_lines_of_a_long_paragraph_are_found_in_linear_time():
     assert [(token.type, line) for token, line in lines(paragraph(2))
             if token.type in ("role", "math_inline")] == \
         [("role", 1), ("math_inline", 1), ("role", 3), ("math_inline", 3)]
+
+
+def test_a_table_with_an_empty_corner_has_row_headers_and_no_empty_header(tmp_path):
+    """An empty first header cell: the first column names the rows (axe: empty-table-header)."""
+    ctx, _ = context(tmp_path)
+    html = render_prose("| | Grand public | Centre |\n|-|-|-|\n| Mémoire | 32 Go | 192 Go |\n"
+                        "| Prix | bas | haut |\n", 1, ctx)
+    assert "<th></th>" not in html and "<td></td>" in html
+    assert '<th scope="row">Mémoire</th>' in html and '<th scope="row">Prix</th>' in html
+    assert "<th>Grand public</th>" in html and "<td>bas</td>" in html
+    plain = render_prose("| Carte | Mémoire |\n|-|-|\n| A100 | 80 |\n", 1, ctx)
+    assert "<th>Carte</th>" in plain and "<td>A100</td>" in plain and "scope" not in plain

@@ -68,3 +68,15 @@ def test_render_rules_wrap_each_kind_of_math_in_the_pages_language():
     assert block.startswith('<div class="math block">\n<math ') and block.endswith(
         "</math>\n</div>\n")
     assert 'displaystyle="true"' in block
+
+
+def test_a_word_in_math_is_one_identifier_or_one_text_not_one_per_letter():
+    """Screen readers spell out « a r r o n d i » when each letter is its own <mi>."""
+    mathml = math_html(r"\mathrm{arrondi}(x) + W_\mathrm{out} + \text{appels, si } n", False)
+    assert "<mi>arrondi</mi>" in mathml and "<mi>out</mi>" in mathml
+    assert "<mtext>appels,&#x000A0;si&#x000A0;</mtext>" in mathml
+    assert 'mathvariant="normal">a<' not in mathml and "<mi>x</mi>" in mathml
+    assert "<mo>softmax</mo>" in math_html(r"\operatorname{softmax}(z)", False)
+    # A subscript inside \mathrm stays a subscript: only a run of letters is a word.
+    assert "<msub><mi mathvariant=\"normal\">x</mi><mn>1</mn></msub>" in \
+        math_html(r"\mathrm{x_1}", False)

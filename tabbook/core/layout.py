@@ -138,6 +138,12 @@ class Layout:
         """The print layout a PDF is printed from: one HTML document and its images."""
         return self.build / "print" / tab
 
+    @property
+    def math_font(self) -> Path:
+        """The site's math font cut to its pages' math, kept between builds (its stamp
+        beside it, ``.json``)."""
+        return self.build / "cache" / "math-font.woff2"
+
     def print_record(self, tab: str) -> Path:
         """What the last PDF of `tab` was printed from, and what it holds."""
         return self.build / "cache" / f"pdf-{tab}.json"

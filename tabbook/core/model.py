@@ -40,6 +40,9 @@ class Cell:
     """Line of the `%%tab` / `:begin_tab:` marker that set `tabs`, if any."""
     fence: str = ""
     """For DISPLAY cells: the fence's info string (e.g. ``bash``)."""
+    alt: str = ""
+    """For CODE cells: the description of the figures it draws, written in its fence
+    (```` ```{.python .input alt="…"} ````; see output/descriptions.py)."""
     tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
     """For PROSE cells: the markdown-it tokens of `source`, slide marks stripped
     (`roles.prose_tokens`); their line maps count from `line`."""

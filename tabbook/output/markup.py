@@ -277,6 +277,27 @@ def _paragraph(tokens: Sequence[Token], index: int, env: Env) -> str | None:
     return _figure(tokens, index, env)
 
 
+def _row_headers(table: Sequence[Token]) -> list[Token]:
+    """A table's tokens; when its header row starts with an empty cell, its first column
+    names the rows: that corner is a plain cell (a header must say what it heads) and each
+    row's first cell a row header (``<th scope="row">``). The tokens are copied, never
+    changed: the cell keeps them."""
+    shown = list(table)
+    first = next((i for i, t in enumerate(shown) if t.type == "th_open"), None)
+    if first is None or shown[first + 1].content.strip():
+        return shown
+    corner = shown[first].copy(tag="td")
+    shown[first], shown[first + 2] = corner, shown[first + 2].copy(tag="td")
+    # Only tags change (markdown-it renders by tag): a token's type still says what it was.
+    for i, token in enumerate(shown):
+        if token.type == "tr_open" and shown[i + 1].type == "td_open":
+            end = next(j for j in range(i + 2, len(shown)) if shown[j].type == "td_close")
+            shown[i + 1] = shown[i + 1].copy(tag="th", attrs={**shown[i + 1].attrs,
+                                                               "scope": "row"})
+            shown[end] = shown[end].copy(tag="th")
+    return shown
+
+
 def _table(tokens: Sequence[Token], index: int, env: Env) -> str:
     """A table, numbered like a figure when it has a :label:: its caption (« Tableau 1.1 —
     … », from its caption line) above it, the label's anchor on the table."""
@@ -285,7 +306,7 @@ def _table(tokens: Sequence[Token], index: int, env: Env) -> str:
     number = ctx.numbers.tables.get((ctx.page, env["line"] + tokens[index].map[0]), "")
     anchor = f' id="{html.escape(found["label"].meta["content"].strip())}"' \
         if "label" in found else ""
-    body = MARKDOWN.renderer.render(tokens[index:end], MARKDOWN.options, env)
+    body = MARKDOWN.renderer.render(_row_headers(tokens[index:end]), MARKDOWN.options, env)
     inline = table_caption(tokens, index)
     text = ""
     if inline is not None:

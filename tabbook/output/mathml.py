@@ -3,7 +3,9 @@
 latex2mathml converts (`source/latex.py`, shared with the check); here the result
 is fitted to the page: display math in display style (large operators, limits
 above and below), and in a French book a comma between two digits is a decimal
-separator, one number with no space after it (LaTeX's ``{,}``). The site and the
+separator, one number with no space after it (LaTeX's ``{,}``), and a word in upright
+letters (``\\mathrm{arrondi}``) is one identifier, not one per letter (``\\text{…}`` is
+one ``<mtext>``, ``\\operatorname{…}`` one ``<mo>`` already). The site and the
 PDF draw it with the math font they ship (assets/fonts, book.css).
 """
 from __future__ import annotations
@@ -24,6 +26,10 @@ LIMITS_OPERATORS = ("&#x02211;", "&#x0220F;", "&#x02210;", "&#x022C3;", "&#x022C
                     "&#x02A01;", "&#x02A02;", "lim", "max", "min", "sup", "inf", "argmax",
                     "argmin")
 """Operators whose limits go below and above them in display math (not the integrals)."""
+UPRIGHT_LETTERS = re.compile(r'(?:<mi mathvariant="normal">[^<]</mi>){2,}')
+"""A word in upright letters (``\\mathrm{arrondi}``), which latex2mathml writes one
+identifier per letter: screen readers would spell it out."""
+UPRIGHT_LETTER = re.compile(r'<mi mathvariant="normal">([^<])</mi>')
 SCRIPTS_TO_LIMITS = {"msub": "munder", "msup": "mover", "msubsup": "munderover"}
 """latex2mathml sometimes writes a sum's limits as scripts (inside ``\\left( \\right)``)."""
 
@@ -42,7 +48,14 @@ def math_html(latex: str, display: bool, language: Language | None = None) -> st
         mathml = DECIMAL_COMMA.sub(r"<mn>\1,\3", mathml)
     if display:
         mathml = mathml.replace('display="block"', 'display="block" displaystyle="true"', 1)
-    return _limits_under_and_over(mathml)
+    return _limits_under_and_over(_upright_words(mathml))
+
+
+def _upright_words(mathml: str) -> str:
+    """Each word in upright letters as one identifier, read as a word: ``<mi>arrondi</mi>``
+    (an identifier of several letters is upright by default)."""
+    return UPRIGHT_LETTERS.sub(
+        lambda word: f"<mi>{''.join(UPRIGHT_LETTER.findall(word.group(0)))}</mi>", mathml)
 
 
 def _limits_under_and_over(mathml: str) -> str:

@@ -17,6 +17,7 @@ from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
 
 from ..notebooks.long_outputs import cut, joined, merged_streams, shown_data
+from .descriptions import svg_title
 from .markup import PageContext
 
 ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
@@ -82,10 +83,12 @@ def _image(url: str, alt: str) -> Markup:
 
 
 def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
-    """A display_data or execute_result output, by its richest representation."""
+    """A display_data or execute_result output, by its richest representation; a figure
+    described by its own title if it has one, else by `alt`."""
     data = shown_data(data)
     if "image/svg+xml" in data:
-        return _image(ctx.output_file(joined(data["image/svg+xml"]).encode(), ".svg"), alt)
+        svg = joined(data["image/svg+xml"])
+        return _image(ctx.output_file(svg.encode(), ".svg"), svg_title(svg) or alt)
     if "image/png" in data:
         return _image(ctx.output_file(base64.b64decode(joined(data["image/png"])), ".png"), alt)
     if "text/html" in data:   # the notebook's own HTML (a table of pandas…), kept as is
@@ -96,9 +99,10 @@ def _rich(data: dict, alt: str, ctx: PageContext) -> Markup:
     return Markup()
 
 
-def render_outputs(outputs: list, ctx: PageContext) -> Markup:
+def render_outputs(outputs: list, ctx: PageContext, figures: str) -> Markup:
     """The outputs of one code cell, richest representation first; consecutive stream
-    outputs of one stream shown as one block."""
+    outputs of one stream shown as one block; `figures` describes the cell's figures that
+    do not title themselves (output/descriptions.py)."""
     rendered = []
     for output in merged_streams(outputs):
         kind = output.get("output_type")
@@ -108,7 +112,5 @@ def render_outputs(outputs: list, ctx: PageContext) -> Markup:
         elif kind == "error":
             rendered.append(_pre("output error", "\n".join(output.get("traceback", [])), ctx))
         elif kind in ("display_data", "execute_result"):
-            # Outputs carry no description of their figures; the text around gives one.
-            rendered.append(_rich(output.get("data", {}), ctx.language.text("output_figure"),
-                                  ctx))
+            rendered.append(_rich(output.get("data", {}), ctx.typeset(figures), ctx))
     return Markup("").join(rendered)

@@ -34,6 +34,8 @@ from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext, render_prose
 from ..core.model import ALL_TABS, METADATA_KEY, Book, Cell, CellKind, Section
 from ..source.numbering import Numbers
+from .descriptions import cell_description
+from .math_font import FONT, font_file_name, math_font
 from .outputs import highlight_code, render_outputs
 from ..execution.provenance import describe, gpu_tabs
 from ..notebooks.features import Computed, code_before, computed_in
@@ -115,6 +117,7 @@ class _CodeCells:
     """A page's code cells in each tab, and their executed cells found by cell id."""
 
     def __init__(self, section: Section, notebooks: dict[str, nbformat.NotebookNode]):
+        self.section = section
         self.code = {tab: code_cells(section, tab) for tab in notebooks}
         self.executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
                          for tab, nb in notebooks.items()}
@@ -132,8 +135,20 @@ class _CodeCells:
         if code_cell is None:   # nothing left for this tab once tab.selected is resolved
             return None
         run = self.executed[tab].get(code_cell.id)
-        outputs = render_outputs(run.outputs, ctx) if run else Markup()
-        return MACROS.cell(highlight_code(code_cell.source), outputs)
+        if run is None:
+            return MACROS.cell(highlight_code(code_cell.source), Markup())
+        figures = cell_description(code_cell.source, self.section.cells[position].alt,
+                                   self.prose_before(tab, position), ctx.language)
+        return MACROS.cell(highlight_code(code_cell.source),
+                           render_outputs(run.outputs, ctx, figures))
+
+    def prose_before(self, tab: str, position: int) -> tuple:
+        """The tokens of the prose `tab` shows right before the cell at `position` (none when
+        the cell before it in `tab` is code)."""
+        for cell in reversed(self.section.cells[:position]):
+            if cell.in_tab(tab):
+                return cell.tokens if cell.kind is CellKind.PROSE else ()
+        return ()
 
 
 def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
@@ -237,7 +252,8 @@ def light_stylesheet() -> str:
             HtmlFormatter(style="default").get_style_defs(".highlight"))
 
 
-def _stylesheet(site: Site) -> str:
+def _stylesheet(site: Site, math_font_name: str) -> str:
+    """The site's style sheet, its math font the subset named `math_font_name`."""
     dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
     # data-scheme is the theme in effect ("auto" resolved), set before the first paint.
     dark_scoped = "\n".join(f"html[data-scheme=dark] {rule}" for rule in dark.splitlines()
@@ -249,7 +265,8 @@ def _stylesheet(site: Site) -> str:
     own = "\n".join(path.read_text(encoding="utf-8", errors="replace")
                     for path in site.config.html.style_sheets)
     # Comments and spacing out: every page loads this sheet (budget 200 KB a page).
-    return rcssmin.cssmin(f"{light_stylesheet()}\n{dark_scoped}\n{tab_rules}\n{own}\n") + "\n"
+    sheet = light_stylesheet().replace(f"fonts/{FONT.name}", f"fonts/{math_font_name}")
+    return rcssmin.cssmin(f"{sheet}\n{dark_scoped}\n{tab_rules}\n{own}\n") + "\n"
 
 
 def _search_page(site: Site, folder: str) -> str:
@@ -344,10 +361,14 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
             progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
     static = staging / "_static"
-    static.mkdir()
-    (static / "book.css").write_text(_stylesheet(site), encoding="utf-8")
+    # The math font (book.css) cut to the math of the pages, new and kept alike.
+    font = math_font((page.read_text(encoding="utf-8") for page in staging.rglob("*.html")),
+                     layout.math_font)
+    shutil.copytree(ASSETS / "fonts", static / "fonts", ignore=shutil.ignore_patterns(
+        FONT.name))
+    (static / "fonts" / font_file_name(font)).write_bytes(font)
+    (static / "book.css").write_text(_stylesheet(site, font_file_name(font)), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
-    shutil.copytree(ASSETS / "fonts", static / "fonts")   # the math font (book.css)
     for tab in tabs:   # downloadable notebooks, from the launch stage
         source = layout.launch / tab
         if source.is_dir():

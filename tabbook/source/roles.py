@@ -222,6 +222,18 @@ def figure_image(tokens: Sequence[Token], index: int) -> Token | None:
     return image if alone and tokens[index].level == 0 else None
 
 
+FENCE_ALT = re.compile(r'\balt=(?:"((?:[^"\\]|\\.)*)"|([^\s"}]+))')
+"""A code fence's ``alt`` attribute, in pandoc's syntax (as d2lbook's ``n=1``): quoted,
+with backslash escapes, or one word."""
+
+
+def fence_alt(info: str) -> str:
+    """The ``alt="…"`` attribute of a code fence's info string ("" without one): the
+    description of the figures the cell draws (output/descriptions.py)."""
+    quoted, word = match.groups() if (match := FENCE_ALT.search(info)) else (None, "")
+    return word if quoted is None else re.sub(r"\\(.)", r"\1", quoted)
+
+
 def is_label(token: Token) -> bool:
     return token.type == "role" and token.meta["role"] in LABEL_ROLES
 

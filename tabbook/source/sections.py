@@ -21,8 +21,8 @@ from ..features.extension import Feature
 from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
 from ..features.registry import ROLES as FEATURE_ROLES
 from .branches import TAB_MARK
-from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, heading_title,
-                    leading_image, previous_block, prose_tokens, split_reference,
+from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, fence_alt,
+                    heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
@@ -152,7 +152,7 @@ class SectionParser:
         if info == "toc":
             self.toc(start, body)
         elif is_code_fence(info):
-            self.code(start, body)
+            self.code(start, body, fence_alt(info))
         else:
             self.display(start, info, body)
 
@@ -172,7 +172,7 @@ class SectionParser:
         self.section.cells.append(Cell(CellKind.DISPLAY, "\n".join(body), start + 1,
                                        self.prose_tabs, self.tab_block_line, fence=info))
 
-    def code(self, start: int, body: list[str]) -> None:
+    def code(self, start: int, body: list[str], alt: str) -> None:
         if self.tab_block_line is not None:
             self.problem(start, f"code cell inside the :begin_tab: block opened at line "
                          f"{self.tab_block_line}", "close the block with :end_tab: before the "
@@ -184,11 +184,11 @@ class SectionParser:
         marks = [i for i, text in enumerate(body) if TAB_MARK.match(text.strip())]
         if not marks:
             self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), start + 1,
-                                           (self.default_tab,)))
+                                           (self.default_tab,), alt=alt))
         else:
-            self.tagged_code(start, body, marks)
+            self.tagged_code(start, body, marks, alt)
 
-    def tagged_code(self, start: int, body: list[str], marks: list[int]) -> None:
+    def tagged_code(self, start: int, body: list[str], marks: list[int], alt: str) -> None:
         """A code cell with tab marks (indices in `body`). As in d2lbook, one mark gives the
         cell's tabs, wherever it stands, and every mark line is removed from the code
         (`branches` drops those that stay in the cell's source)."""
@@ -205,7 +205,8 @@ class SectionParser:
             first_line = start + 1
         else:
             body, first_line = body[at + 1:], tab_line + 1
-        self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs, tab_line))
+        self.section.cells.append(Cell(CellKind.CODE, "\n".join(body), first_line, tabs,
+                                       tab_line, alt=alt))
 
     def extra_mark(self, line: int, text: str, tabs: tuple[str, ...], tab_line: int) -> None:
         """A tab mark in a cell besides the one that gives its tabs: d2lbook removes it."""
