@@ -9,12 +9,16 @@ directly or through another fixture, is marked by that fixture's layer here.
 from __future__ import annotations
 
 import ast
+import contextlib
+import functools
 import gc
+import http.server
 import os
 import shutil
 import subprocess
 import sys
 import textwrap
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -284,6 +288,24 @@ def site_pages(site: Path) -> list[str]:
 
 
 # -- the browser -------------------------------------------------------------------
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+@contextlib.contextmanager
+def served(folder: Path):
+    """`folder` served on 127.0.0.1 (search needs a server, not file://): its address."""
+    handler = functools.partial(QuietHandler, directory=str(folder))
+    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{httpd.server_address[1]}"
+    finally:
+        httpd.shutdown()
+
+
 @pytest.fixture(scope="module")
 def chromium():
     """Debian's Chromium, driven by Playwright: one browser per module, closed at its end,

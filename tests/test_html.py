@@ -7,14 +7,11 @@ from __future__ import annotations
 
 import datetime
 import errno
-import functools
-import http.server
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-import threading
 from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import unquote, urljoin, urlsplit
@@ -22,8 +19,8 @@ from urllib.parse import unquote, urljoin, urlsplit
 import nbformat
 import pytest
 
-from conftest import (CONFIG, DECLARE, FRAMEWORK_TABS, REPO, raising_on_call, site_pages,
-                      write_book, write_executed)
+from conftest import (CONFIG, DECLARE, FRAMEWORK_TABS, REPO, raising_on_call, served,
+                      site_pages, write_book, write_executed)
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
 from tabbook.core.config import load_config
@@ -47,19 +44,10 @@ def book(built_repository):
     return built_repository
 
 
-class QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, *args):
-        pass
-
-
 @pytest.fixture(scope="module")
 def server(book):
-    handler = functools.partial(QuietHandler, directory=str(book / "_build"))
-    httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
-    thread.start()
-    yield f"http://127.0.0.1:{httpd.server_address[1]}"
-    httpd.shutdown()
+    with served(book / "_build") as address:
+        yield address
 
 
 # -- the site as files -----------------------------------------------------------

@@ -31,6 +31,7 @@ from ..source.roles import (LABEL_ROLES, attributes, figure_image, has_scheme, i
                             plain_text, previous_block, prose_markdown, prose_tokens,
                             split_reference, strip_slide_marks, top_level_blocks)
 from .mathml import math_html, math_rule
+from .search_terms import index_attributes
 from .typography import starts_with_punctuation, tie_leading_unit, typeset
 
 
@@ -168,6 +169,12 @@ def _text(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
     if before is not None and _ties_following_unit(before):
         content = tie_leading_unit(content)
     return escapeHtml(env["ctx"].typeset(content))
+
+
+def _code_inline(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
+    """Inline code, with the dotted parts of its identifiers for the search index."""
+    code = tokens[index].content
+    return f"<code{index_attributes(code)}>{escapeHtml(code)}</code>"
 
 
 def _softbreak(self, tokens: Sequence[Token], index: int, options, env: Env) -> str:
@@ -347,6 +354,7 @@ def _markdown() -> MarkdownIt:
     md.add_render_rule("link_open", _link_open)
     md.add_render_rule("text", _text)
     md.add_render_rule("softbreak", _softbreak)
+    md.add_render_rule("code_inline", _code_inline)
     md.add_render_rule("role_block", lambda self, tokens, index, options, env:
                        _attribute_line(tokens, index, env))
     return md

@@ -19,6 +19,7 @@ from pygments.util import ClassNotFound
 from ..notebooks.long_outputs import cut, joined, merged_streams, shown_data
 from .descriptions import svg_title
 from .markup import PageContext
+from .search_terms import index_attributes
 
 ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
 ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 35: "magenta",
@@ -34,8 +35,8 @@ def highlight_code(source: str, language: str = "python") -> Markup:
     except ClassNotFound:
         lexer = TextLexer()
     body = Markup(highlight(source, lexer, CODE_FORMATTER))   # Pygments escapes the source
-    return Markup('<pre class="code highlight" data-lang="{}"><code>{}</code></pre>').format(
-        language, body)
+    return Markup('<pre class="code highlight" data-lang="{}"{}><code>{}</code></pre>').format(
+        language, index_attributes(source), body)
 
 
 def ansi_to_html(text: str) -> Markup:

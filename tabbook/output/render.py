@@ -57,7 +57,7 @@ def say(language: Language, key: str, **values: object) -> Markup:
 
 
 SCRIPT_STRINGS = ("copy", "copy_label", "copied", "theme", "theme_change", "theme_auto",
-                  "theme_light", "theme_dark", "search_found")
+                  "theme_light", "theme_dark", "search_found", "search_found_first")
 """The catalogue's strings that book.js shows (its ``{named}`` values filled in there)."""
 
 

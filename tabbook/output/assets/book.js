@@ -58,9 +58,27 @@
   if (bookTabs.indexOf(initial) < 0) initial = bookTabs[0];
   if (bookTabs.length) showTab(initial);
 
+  // Panels of other heights above the reader's place would move the page under them: the
+  // element the reader is at (the tab clicked, or the first block that begins below the
+  // header) is put back where it was on the screen.
+  function keepInPlace(anchor, change) {
+    var before = anchor ? anchor.getBoundingClientRect().top : 0;
+    change();
+    if (anchor) window.scrollBy(0, anchor.getBoundingClientRect().top - before);
+  }
+  function readingPlace() {
+    var header = document.querySelector("header.top");
+    var line = getComputedStyle(header).position === "sticky" ? header.getBoundingClientRect().bottom : 0;
+    var blocks = document.querySelectorAll("article > *");
+    for (var i = 0; i < blocks.length; i++) {
+      if (blocks[i].getBoundingClientRect().top >= line) return blocks[i];
+    }
+    return null;
+  }
+
   document.addEventListener("click", function (event) {
     var button = event.target.closest("[data-tab-button]");
-    if (button) choose(button.dataset.tabButton);
+    if (button) keepInPlace(button, function () { choose(button.dataset.tabButton); });
   });
   document.addEventListener("keydown", function (event) {
     var button = event.target.closest && event.target.closest("[data-tab-button]");
@@ -68,14 +86,18 @@
     var buttons = Array.prototype.slice.call(button.parentNode.children);
     var next = buttons[(buttons.indexOf(button) + (event.key === "ArrowRight" ? 1 : -1) +
                         buttons.length) % buttons.length];
-    choose(next.dataset.tabButton);
-    next.focus();
+    keepInPlace(next, function () { choose(next.dataset.tabButton); });
+    next.focus({ preventScroll: true });
   });
   var select = document.getElementById("framework-select");
-  if (select) select.addEventListener("change", function () { choose(select.value); });
+  if (select) select.addEventListener("change", function () {
+    keepInPlace(readingPlace(), function () { choose(select.value); });
+  });
   // Another page of the book, open in another tab, changed the framework.
   window.addEventListener("storage", function (event) {
-    if (event.key === "tabbook-tab" && event.newValue) showTab(event.newValue);
+    if (event.key === "tabbook-tab" && event.newValue) {
+      keepInPlace(readingPlace(), function () { showTab(event.newValue); });
+    }
   });
 
   // -- theme -------------------------------------------------------------------
@@ -231,6 +253,11 @@
     a.textContent = text;
     return a;
   }
+  // The words that the index has in addition to the page's text (search_terms.py: each
+  // begins with a word joiner), out of an excerpt.
+  function withoutTerms(excerpt) {
+    return excerpt.replace(/(<mark>)?\u2060[^\s<]*(<\/mark>)?\s*/g, "");
+  }
   // One result: a link to the heading under which the words are found, the page it
   // belongs to when that heading is not the page's title, the excerpt, the other headings.
   function resultItem(page) {
@@ -245,7 +272,7 @@
       item.appendChild(where);
     }
     var excerpt = document.createElement("p");
-    excerpt.innerHTML = best.excerpt;   // Pagefind escapes it, marks hits with <mark>
+    excerpt.innerHTML = withoutTerms(best.excerpt);   // Pagefind escapes it, marks hits with <mark>
     item.appendChild(excerpt);
     var others = parts.slice(1, 4);
     if (others.length) {
@@ -275,11 +302,17 @@
   }
   // Whether every word of the query begins a word of the page (Pagefind also returns
   // pages for words it only comes near).
-  // Words of letters, digits, "_" and inner dots (npx.set_np, load_parameters); texts in
-  // other scripts than Latin are left to Pagefind.
+  // Words of letters, digits, "_" and inner dots (npx.set_np, load_parameters), a dotted
+  // one also by its parts, as the index has them (search_terms.py): « GradientTape » is a
+  // word of tf.GradientTape. Texts in other scripts than Latin are left to Pagefind.
   function words(text) {
-    return fold(text).replace(/[^0-9a-z_.\u0370-\u1fff\u3040-\u9fff\uac00-\ud7af]+/g, " ").split(" ")
-      .map(function (w) { return w.replace(/^\.+|\.+$/g, ""); }).filter(Boolean);
+    var found = fold(text).replace(/[^0-9a-z_.\u0370-\u1fff\u3040-\u9fff\uac00-\ud7af]+/g, " ")
+      .split(" ").map(function (w) { return w.replace(/^\.+|\.+$/g, ""); }).filter(Boolean);
+    var parts = [];
+    found.forEach(function (w) {
+      if (w.indexOf(".") > 0) parts.push.apply(parts, w.split(".").slice(1).filter(Boolean));
+    });
+    return found.concat(parts);
   }
   function holds(page, query) {
     var text = " " + words(page.content || "").join(" ");
@@ -287,10 +320,28 @@
       return /[^\x00-\x7f]/.test(word) || text.indexOf(" " + word) >= 0;
     });
   }
+  // Pagefind's pages, the best first, are read (their fragment loaded) only as far as the
+  // results shown need, one result ahead: « plus de résultats » shows the next ones, and
+  // is offered only when there is one more.
+  var BATCH = 10;
+  function nextResults(listing) {
+    if (listing.kept.length > BATCH || listing.next >= listing.candidates.length) {
+      return Promise.resolve(listing.kept.splice(0, BATCH));
+    }
+    var chunk = listing.candidates.slice(listing.next, listing.next + BATCH + 1 - listing.kept.length);
+    listing.next += chunk.length;
+    return Promise.all(chunk.map(function (r) { return r.data(); })).then(function (pages) {
+      listing.kept.push.apply(listing.kept, pages.filter(function (page) {
+        return holds(page, listing.query);
+      }));
+      return nextResults(listing);
+    });
+  }
   var results = document.getElementById("search-results");
   if (results) {
     var input = document.getElementById("q");
     var status = document.getElementById("search-status");
+    var moreButton = document.getElementById("search-more");
     if (location.protocol === "file:") {
       document.getElementById("search-file").hidden = false;
     } else {
@@ -307,9 +358,10 @@
         }
         return engines[folder];
       };
-      var latest = 0;
+      var latest = 0, listing = null;
       var run = function () {
         var query = input.value.trim(), ticket = ++latest;
+        moreButton.hidden = true;
         if (!query) { results.innerHTML = ""; status.textContent = ""; return; }
         engine().then(function (pagefind) {
           return new Promise(function (done) { setTimeout(done, 200); }).then(function () {
@@ -325,15 +377,31 @@
             });
           });
           found.sort(function (a, b) { return b.score - a.score; });
-          return Promise.all(found.map(function (r) { return r.data(); }));
-        }).then(function (pages) {
-          if (!pages || ticket !== latest) return;
-          pages = pages.filter(function (page) { return holds(page, query); });
-          status.textContent = say("search_found", { count: pages.length, query: query });
-          results.innerHTML = "";
-          pages.slice(0, 10).forEach(function (page) { results.appendChild(resultItem(page)); });
+          listing = { query: query, candidates: found, next: 0, kept: [], shown: 0, ticket: ticket };
+          return showMore(listing);
         });
       };
+      // The next results of `current` below those shown; the first new one takes the focus
+      // when the reader asked for them.
+      var showMore = function (current, focus) {
+        moreButton.disabled = true;   // one batch at a time
+        return nextResults(current).then(function (pages) {
+          if (current.ticket !== latest) return;
+          if (!current.shown) results.innerHTML = "";
+          pages.forEach(function (page, i) {
+            var item = resultItem(page);
+            results.appendChild(item);
+            if (focus && i === 0) item.querySelector("a").focus();
+          });
+          current.shown += pages.length;
+          var more = current.kept.length > 0;
+          status.textContent = say(more ? "search_found_first" : "search_found",
+                                   { count: current.shown, query: current.query });
+          moreButton.hidden = !more;
+          moreButton.disabled = false;
+        });
+      };
+      moreButton.addEventListener("click", function () { showMore(listing, true); });
       input.value = new URLSearchParams(location.search).get("q") || "";
       input.addEventListener("input", run);
       input.form.addEventListener("submit", function (event) { event.preventDefault(); run(); });
