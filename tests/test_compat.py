@@ -244,7 +244,7 @@ def test_a_d2lbook_book_library_is_what_d2lbook_saves(tmp_path):
     mxnet_lib = (book / "d2l" / "mxnet.py").read_text()
     assert "from mxnet import np" in mxnet_lib and "import torch" not in mxnet_lib
     assert 'def double(x):' in mxnet_lib
-    assert '__version__ = "0.2.0"' in (book / "d2l" / "__init__.py").read_text()
+    assert '__version__ = "0.2.0+d2l.' in (book / "d2l" / "__init__.py").read_text()
     # A second run changes nothing: the custom header is found again.
     again = build(REPO, "-C", str(book), "lib", "--recheck")
     assert "lib: 0 files changed" in again.stdout

@@ -17,6 +17,7 @@ import pytest
 from conftest import REPO
 from tabbook.core.config import load_config
 from tabbook.source.parse import parse_book
+from tabbook.notebooks.library import library_version
 from tabbook.notebooks.split import split_section
 
 MODULES = {"pytorch": "torch", "mxnet": "mxnet", "tensorflow": "tensorflow"}
@@ -88,7 +89,7 @@ def test_pip_install_gives_the_package_with_light_dependencies(framework, tmp_pa
                     "--disable-pip-version-check", "-w", str(wheels), str(REPO)],
                    check=True, capture_output=True, timeout=600)
     (wheel,) = wheels.glob("*.whl")
-    assert wheel.name.startswith(f"gpu_dl_book_d2l-{load_config(REPO).project.release}-")
+    assert wheel.name.startswith(f"gpu_dl_book_d2l-{library_version(load_config(REPO))}-")
     with zipfile.ZipFile(wheel) as archive:
         metadata = archive.read(next(n for n in archive.namelist()
                                      if n.endswith("METADATA"))).decode()

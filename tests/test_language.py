@@ -233,7 +233,8 @@ CODE_WORDS = {
            "intro": "section « Du code », version **PyTorch** (livre 1.0.0)",
            "gpus": "Cette section tire parti de 2 GPU. Sur Colab : *Exécution",
            "python": "MXNet demande Python 3.11 au plus",
-           "setup": "le paquet `d2l` du livre (version 1.0.0), s'il manque",
+           "setup": "le paquet `d2l` du livre dans la version avec laquelle ce carnet a été "
+                    "exécuté (1.0.0+d2l.",
            "restart": "Redémarrez la session", "link": "[section 1.1](",
            "edition": "Édition PyTorch", "version": "Version 1.0.0, 1er novembre 2026",
            "contents": "Table des matières"},
@@ -245,7 +246,8 @@ CODE_WORDS = {
            "intro": "section “Du code”, **PyTorch** version (book 1.0.0)",
            "gpus": "This section benefits from 2 GPUs. On Colab: *Runtime",
            "python": "MXNet needs Python 3.11 or older",
-           "setup": "the book's `d2l` package (version 1.0.0) if it is missing",
+           "setup": "the book's `d2l` package in the version this notebook was executed with "
+                    "(1.0.0+d2l.",
            "restart": "Restart the session", "link": "[Section 1.1](",
            "edition": "PyTorch edition", "version": "Version 1.0.0, November 1, 2026",
            "contents": "Contents"},
@@ -257,7 +259,7 @@ CODE_WORDS = {
            "intro": "“Du code”一节，**PyTorch** 版本（本书 1.0.0）",
            "gpus": "本节可以利用2 个 GPU。在 Colab 上：*代码执行程序",
            "python": "MXNet 需要 Python 3.11 或更早的版本",
-           "setup": "如果缺少本书的 `d2l` 包（版本 1.0.0），它会安装",
+           "setup": "如果缺少执行本笔记本时所用版本的本书 `d2l` 包（1.0.0+d2l.",
            "restart": "请重启会话", "link": "[1.1节](",
            "edition": "PyTorch 版", "version": "版本 1.0.0，2026年11月1日", "contents": "目录"},
 }

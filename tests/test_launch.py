@@ -2,19 +2,25 @@
 from __future__ import annotations
 
 import ast
+import base64
 import errno
+import hashlib
 import json
 import os
 import re
 import shutil
 import subprocess
 import sys
+import tomllib
+import zipfile
 from pathlib import Path
 
 import nbformat
 import pytest
+import yaml
 
 from conftest import (CONFIG, DECLARE, REPO, build, growth, md, raising_on_call,
+                      with_build_system,
                       write_book)
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
@@ -25,6 +31,7 @@ from tabbook.core.layout import Layout
 from tabbook.output import launch
 from tabbook.output.launch import (OUT_MARKER, OutError, copy_tree, launch_links,
                             library_requirement, make_launch_notebook, write_launch_notebooks)
+from tabbook.notebooks.library import library_tag, library_version, write_libraries
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.notebooks.split import split_section
@@ -88,8 +95,9 @@ def test_setup_cell_first_and_gpu_metadata_exactly_with_gpus(small_book):
             assert notebook.cells[0].cell_type == "markdown"
             setup = notebook.cells[1]
             assert setup.cell_type == "code" and setup.source.startswith("# Setup for Colab")
-            assert library_requirement(config) in setup.source
-            assert "owner/book@v1.0.0" in library_requirement(config)
+            requirement = library_requirement(config, library_version(config))
+            assert requirement in setup.source
+            assert re.search(r"owner/book@v1\.0\.0-d2l\.[0-9a-f]{12}\Z", requirement)
             assert notebook.metadata["kernelspec"]["name"] == "python3"
             # MXNet cannot use the platforms' GPUs (nor run there): no GPU to ask for.
             asks = gpus and tab != "mxnet"
@@ -195,6 +203,18 @@ def test_a_launch_notebook_is_made_again_exactly_when_what_it_comes_from_changed
     newer = load_config(config.root)
     assert len(write_launch_notebooks(newer, numbers, pairs, layout).written) == 1
     assert "1.0.1" in target.read_text()
+    # A change to d2l/torch.py changes what the notebook installs.
+    installed = library_requirement(newer, library_version(newer))
+    torch_file = config.root / "d2l" / "torch.py"
+    torch_file.parent.mkdir()
+    torch_file.write_text("def bonjour():\n    return 'bonjour'\n")
+    assert len(write_launch_notebooks(newer, numbers, pairs, layout).written) == 1
+    changed = library_requirement(newer, library_version(newer))
+    assert changed != installed and installed not in target.read_text()
+    assert json.dumps(changed)[1:-1] in target.read_text()
+    torch_file.write_text(torch_file.read_text().replace("'bonjour'", "'salut'"))
+    assert len(write_launch_notebooks(newer, numbers, pairs, layout).written) == 1
+    assert library_requirement(newer, library_version(newer)) not in (installed, changed)
 
 
 def test_out_replaces_only_folders_it_wrote(tmp_path):
@@ -332,6 +352,167 @@ def test_ctrl_c_during_launch_leaves_whole_notebooks_only(tmp_path, capsys):
     assert len(write_launch_notebooks(*arguments, layout).written) == 1   # cpu, now
 
 
+# -- the d2l that launch notebooks install -------------------------------------
+# The CPU section, with nothing loaded from outside the book (`lib --tag` checks it), and
+# a definition saved in d2l.
+SAVING_SECTION = CPU_SECTION.replace("![Schéma](https://example.org/schema.png)", "") + """
+```{.python .input}
+def bonjour():  #@save
+    return 'bonjour'
+```
+"""
+GIT_IDENTITY = {"GIT_AUTHOR_NAME": "test", "GIT_AUTHOR_EMAIL": "test@example.org",
+                "GIT_COMMITTER_NAME": "test", "GIT_COMMITTER_EMAIL": "test@example.org"}
+
+
+def git(where: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=where, check=True, capture_output=True, text=True,
+                          env=dict(os.environ, **GIT_IDENTITY)).stdout.strip()
+
+
+def publish_tag_step() -> str:
+    """The publish workflow's step that tags the d2l the launch notebooks install."""
+    workflow = yaml.safe_load((REPO / ".github" / "workflows" / "publish.yml").read_text())
+    (step,) = [s for s in workflow["jobs"]["build"]["steps"] if "lib --tag" in s.get("run", "")]
+    return step["run"]
+
+
+def run_publish_tag_step(book: Path) -> subprocess.CompletedProcess:
+    """That step, run by bash in `book` (a clone whose origin stands for GitHub), as the
+    workflow's runner runs it: `python3` is this build's interpreter."""
+    bin_dir = Path(sys.executable).parent
+    env = dict(os.environ, **GIT_IDENTITY, TABBOOK_USE_CURRENT_PYTHON="1",
+               PATH=f"{bin_dir}{os.pathsep}{os.environ['PATH']}")
+    if not (bin_dir / "python3").exists():
+        pytest.fail(f"{bin_dir} has no python3 for the workflow's step")
+    return subprocess.run(["bash", "-e", "-c", publish_tag_step()], cwd=book, env=env,
+                          capture_output=True, text=True, timeout=600)
+
+
+def wheel_at(origin: Path, tag: str, out: Path) -> Path:
+    """The wheel pip would build from `origin` at `tag`: the name and dependencies of its
+    pyproject.toml, the version of its d2l/__init__.py (setuptools' ``attr``), its d2l
+    files. Written here because this offline suite has no build backend that makes
+    wheels (setuptools needs `wheel` or a download); what is tested is the setup cell."""
+    files = git(origin, "ls-tree", "-r", "--name-only", tag, "--", "d2l").split("\n")
+    project = tomllib.loads(git(origin, "show", f"{tag}:pyproject.toml"))["project"]
+    init = git(origin, "show", f"{tag}:d2l/__init__.py")
+    version = re.search(r'^__version__ = "(.+)"$', init, re.M).group(1)
+    name = project["name"].replace("-", "_")
+    info = f"{name}-{version}.dist-info"
+    contents = {path: git(origin, "show", f"{tag}:{path}") + "\n" for path in files}
+    contents[f"{info}/METADATA"] = "".join(
+        [f"Metadata-Version: 2.1\nName: {project['name']}\nVersion: {version}\n",
+         *(f"Requires-Dist: {d}\n" for d in project["dependencies"])])
+    contents[f"{info}/WHEEL"] = "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n" \
+                                "Tag: py3-none-any\n"
+    record = []
+    for path, text in contents.items():
+        digest = base64.urlsafe_b64encode(hashlib.sha256(text.encode()).digest()).rstrip(b"=")
+        record.append(f"{path},sha256={digest.decode()},{len(text.encode())}")
+    contents[f"{info}/RECORD"] = "\n".join([*record, f"{info}/RECORD,,"]) + "\n"
+    wheel = out / f"{name}-{version}-py3-none-any.whl"
+    out.mkdir(parents=True, exist_ok=True)
+    with zipfile.ZipFile(wheel, "w") as archive:
+        for path, text in contents.items():
+            archive.writestr(path, text)
+    return wheel
+
+
+def offline_venv(where: Path) -> Path:
+    """A new venv, with the pip that Python bundles: nothing downloaded."""
+    subprocess.run([sys.executable, "-m", "venv", str(where)], check=True, capture_output=True)
+    return where / "bin" / "python"
+
+
+def run_in(python: Path, code: str, cwd: Path) -> subprocess.CompletedProcess:
+    """`code` run by `python`, offline: d2l's dependencies (NumPy and Matplotlib, which Colab
+    ships) are left out of what pip installs, and it has no index to ask."""
+    env = dict(os.environ, PIP_NO_INDEX="1", PIP_NO_DEPS="1", PIP_DISABLE_PIP_VERSION_CHECK="1")
+    env.pop("PYTHONPATH", None)
+    return subprocess.run([str(python), "-c", code], cwd=cwd, env=env, capture_output=True,
+                          text=True, timeout=600)
+
+
+INSTALLED = ("import importlib.metadata, d2l; from d2l import torch; "
+             "print(importlib.metadata.version('gpu-dl-book-d2l'), d2l.__version__, "
+             "getattr(torch, 'bonjour', lambda: 'absent')())")
+
+
+def test_the_published_tag_holds_the_executed_d2l_and_the_setup_cell_replaces_an_older_one(
+        tmp_path):
+    # GitHub, and a clone holding the book published once with today's 1.0.0 (one tag per
+    # release, whatever d2l held).
+    origin, book = tmp_path / "origin.git", tmp_path / "book"
+    git(tmp_path, "init", "--quiet", "--bare", str(origin))
+    book.mkdir()
+    with_build_system(write_book(book, {
+        "chap/index.md": CHAPTER, "chap/gpu.md": GPU_SECTION, "chap/cpu.md": SAVING_SECTION,
+        "chap/prose.md": PROSE_SECTION}))
+    (book / "img").mkdir()
+    (book / "img" / "deux.svg").write_text("<svg xmlns='http://www.w3.org/2000/svg'/>")
+    shutil.copy(REPO / "pyproject.toml", book)
+    (book / "README.md").write_text("# Le livre\n")
+    (book / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
+    git(book, "init", "--quiet", "-b", "main")
+    git(book, "remote", "add", "origin", origin.as_uri())
+    git(book, "add", "-A")
+    git(book, "commit", "--quiet", "-m", "Published as 1.0.0")
+    git(book, "tag", "v1.0.0")
+    git(book, "push", "--quiet", "origin", "main", "v1.0.0")
+    old_wheel = wheel_at(origin, "v1.0.0", tmp_path / "old")
+
+    # The book saves bonjour() in d2l: `build.py lib`, committed, then the workflow's step.
+    config = load_config(book)
+    book_model, problems = parse_book(config)
+    assert not problems
+    write_libraries(book_model, config)
+    version = library_version(config)
+    assert re.fullmatch(r"1\.0\.0\+d2l\.[0-9a-f]{12}", version)
+    git(book, "commit", "--quiet", "-am", "bonjour")
+    git(book, "push", "--quiet", "origin", "main")
+    tagged = run_publish_tag_step(book)
+    assert tagged.returncode == 0, tagged.stdout + tagged.stderr
+    tag = library_tag(version)
+    assert git(origin, "rev-parse", f"{tag}^{{commit}}") == git(book, "rev-parse", "HEAD")
+    assert git(origin, "show", f"{tag}:d2l/torch.py") + "\n" == \
+        (book / "d2l" / "torch.py").read_text()
+    # Published again with the same d2l: the tag stays; a tag of that name holding
+    # another d2l stops the workflow.
+    assert run_publish_tag_step(book).returncode == 0
+    git(origin, "tag", "-f", tag, "v1.0.0")
+    wrong = run_publish_tag_step(book)
+    assert wrong.returncode == 1 and f"tag {tag} exists with another d2l" in wrong.stdout
+    git(origin, "tag", "-f", tag, git(book, "rev-parse", "HEAD"))
+
+    # The launch notebook made from this book installs that tag.
+    numbers = number_book(book_model)
+    section = next(s for s in book_model.pages() if s.name == "chap/cpu")
+    setup = make_launch_notebook(executed(section, "pytorch"), config, "pytorch", section,
+                                 numbers).cells[1].source
+    requirement = library_requirement(config, version)
+    assert setup.count(requirement) == 1 and requirement.endswith(f"@{tag}")
+
+    # A reader's environment where the older d2l is installed and imported: the setup cell
+    # (the tag's wheel for the GitHub URL, as pip builds it) replaces it and says to restart.
+    python, run = offline_venv(tmp_path / "venv"), tmp_path / "run"
+    run.mkdir()
+    assert run_in(python, f"import subprocess, sys; subprocess.run([sys.executable, '-m', "
+                  f"'pip', 'install', '--quiet', {str(old_wheel)!r}], check=True)",
+                  run).returncode == 0
+    assert run_in(python, INSTALLED, run).stdout.split() == ["1.0.0", "1.0.0", "absent"]
+    new_wheel = wheel_at(origin, requirement.rsplit("@", 1)[1], tmp_path / "new")
+    offline_setup = setup.replace(requirement, f"gpu-dl-book-d2l @ {new_wheel.as_uri()}")
+    first = run_in(python, "import d2l\n" + offline_setup, run)
+    assert first.returncode == 0, first.stderr
+    assert "Redémarrez la session" in first.stdout and "d2l" in first.stdout
+    assert run_in(python, INSTALLED, run).stdout.split() == [version, version, "bonjour"]
+    # Run again in a new session: the right d2l is there, nothing is installed.
+    new_wheel.unlink()
+    again = run_in(python, offline_setup, run)
+    assert again.returncode == 0 and again.stdout == "", again.stderr
+
+
 # -- platform-like runs ------------------------------------------------------
 PLATFORM_SECTIONS = ["chapter_foundations/training-api", "chapter_gpu/use-gpu"]
 QUIET = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0"}
@@ -365,7 +546,8 @@ def test_launch_notebooks_run_top_to_bottom_in_a_platform_like_venv(tab, built_c
     monkeypatch.setenv("JUPYTER_PATH", str(jupyter))
     kernel = "platform"
     write_kernel_spec(jupyter, kernel, platform_python, "platform", QUIET)
-    requirement = library_requirement(load_config(root))
+    config = load_config(root)
+    requirement = library_requirement(config, library_version(config))
     local = f"gpu-dl-book-d2l @ file://{root}"
     for name in PLATFORM_SECTIONS:
         path = tmp_path / "published" / tab / f"{name}.ipynb"

@@ -2,11 +2,12 @@
 from __future__ import annotations
 
 import ast
+import re
 import shutil
 
 from conftest import REPO, SEED, build, md, shared_path, write_book
 from tabbook.core.config import load_config
-from tabbook.notebooks.library import collect, library_text
+from tabbook.notebooks.library import collect, library_text, library_version
 from tabbook.source.parse import parse_book
 
 
@@ -154,11 +155,15 @@ def test_version_follows_the_release(repo_copy):  # noqa: F811
     result = build(repo_copy, "lib", "--check")
     assert result.returncode == 1 and "d2l/__init__.py is out of date" in result.stderr
     assert build(repo_copy, "lib").returncode == 0
-    assert '__version__ = "0.2.0"' in (repo_copy / "d2l/__init__.py").read_text()
+    version = library_version(load_config(repo_copy))
+    assert version.startswith("0.2.0+d2l.")
+    assert f'__version__ = "{version}"' in (repo_copy / "d2l/__init__.py").read_text()
 
 
 def test_committed_library_is_in_sync():
     result = build(REPO, "lib", "--check")
     assert result.returncode == 0, result.stderr
-    version = load_config(REPO).project.release
+    config = load_config(REPO)
+    version = library_version(config)
+    assert re.fullmatch(re.escape(config.project.release) + r"\+d2l\.[0-9a-f]{12}", version)
     assert f'__version__ = "{version}"' in (REPO / "d2l" / "__init__.py").read_text()

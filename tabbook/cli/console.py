@@ -142,6 +142,13 @@ class Console:
         else:
             self.say("lib: d2l files are up to date")
 
+    def library_tag(self, stale: list[str], tag: str) -> None:
+        """The tag alone on stdout (the publish workflow reads it), or why there is none."""
+        if stale:
+            self.stale_libraries(stale)
+        else:
+            self.say(tag)
+
     # -- notebooks --------------------------------------------------------------
     def notebook_progress(self, sections: int):
         width = len(str(sections))

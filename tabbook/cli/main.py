@@ -30,7 +30,7 @@ from ..execution.evaluate import EvalOptions, evaluate, plan_eval
 from ..execution.evaluate import requirements as eval_requirements
 from ..execution.gather import gather
 from ..features.registry import FEATURES
-from ..notebooks.library import stale_libraries, write_libraries
+from ..notebooks.library import library_tag, library_version, stale_libraries, write_libraries
 from ..notebooks.split import write_notebooks
 from ..output.launch import copy_tree, write_launch_notebooks
 from ..output.launch import requirements as launch_requirements
@@ -144,6 +144,10 @@ def command_lib(args: argparse.Namespace, root: Path, console: Console) -> int:
     if loaded is None:
         return 1
     config, book = loaded
+    if args.tag:   # the tag of files out of date would name a d2l no notebook runs with
+        stale = stale_libraries(book, config)
+        console.library_tag(stale, library_tag(library_version(config)))
+        return 1 if stale else 0
     if args.check:
         return _libraries_status(book, config, console)
     console.libraries_written(write_libraries(book, config), root)

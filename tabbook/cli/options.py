@@ -75,8 +75,13 @@ def make_parser() -> argparse.ArgumentParser:
     # A subcommand's own -C/--strict must not reset the values given before it.
     check = commands.add_parser("check", help="lint the sources, build nothing")
     lib = commands.add_parser("lib", help="regenerate d2l/*.py from the #@save code")
-    lib.add_argument("--check", action="store_true",
-                     help="change nothing; fail if the committed files are out of date")
+    answers = lib.add_mutually_exclusive_group()
+    answers.add_argument("--check", action="store_true",
+                         help="change nothing; fail if the committed files are out of date")
+    answers.add_argument("--tag", action="store_true",
+                         help="change nothing; print the git tag the launch notebooks install "
+                              "d2l from (the publish workflow creates it), or fail if the "
+                              "committed files are out of date")
     notebooks = commands.add_parser(
         "notebooks", help="split the sources into per-framework notebooks")
     _add_selection(notebooks)

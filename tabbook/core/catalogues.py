@@ -91,7 +91,8 @@ FRENCH = {
     # -- the launch notebooks' first cells
     "launch_title": "**{title}** — section « {section} », version **{framework}** "
                     "(livre {release}).",
-    "launch_library": "le paquet `d2l` du livre (version {release})",
+    "launch_library": "le paquet `d2l` du livre dans la version avec laquelle ce carnet a été "
+                      "exécuté ({version})",
     "launch_setup_one": "Exécutez d'abord la cellule d'installation ci-dessous : elle installe "
                         "{listed}, s'il manque. Sur Kaggle, l'installation demande d'activer "
                         "*Settings › Internet* (compte vérifié par téléphone).",
@@ -198,7 +199,8 @@ ENGLISH = {
     "contents_title": "Contents",
     "launch_title": "**{title}** — section “{section}”, **{framework}** version "
                     "(book {release}).",
-    "launch_library": "the book's `d2l` package (version {release})",
+    "launch_library": "the book's `d2l` package in the version this notebook was executed "
+                      "with ({version})",
     "launch_setup_one": "First run the setup cell below: it installs {listed} if it is "
                         "missing. On Kaggle, installing needs *Settings › Internet* turned on "
                         "(a phone-verified account).",
@@ -298,7 +300,7 @@ CHINESE = {
     "version": "版本 {release}，{date}",
     "contents_title": "目录",
     "launch_title": "**{title}** — “{section}”一节，**{framework}** 版本（本书 {release}）。",
-    "launch_library": "本书的 `d2l` 包（版本 {release}）",
+    "launch_library": "执行本笔记本时所用版本的本书 `d2l` 包（{version}）",
     "launch_setup_one": "请先运行下面的安装单元格：如果缺少{listed}，它会安装。在 Kaggle 上安装需要"
                         "打开 *Settings › Internet*（账户需经手机验证）。",
     "launch_setup_many": "请先运行下面的安装单元格：如果缺少{listed}，它会安装。在 Kaggle 上安装需要"

@@ -135,11 +135,9 @@ class TabLibrary:
 @dataclass(frozen=True)
 class LaunchConfig:
     github_repo: str = option(pattern=REPOSITORY, hint="write it as owner/name")
-    """The book's repository (owner/name): where launch notebooks install d2l from."""
+    """The book's repository (owner/name): where launch notebooks install d2l from, at
+    the tag of its content (notebooks/library.py's `library_tag`)."""
     branch: str = option("main", pattern=GIT_REF, hint="give a branch name")
-    library_ref: str = option(None, pattern=GIT_REF, hint="give a tag or commit, e.g. v1.0.0")
-    """Git tag or commit of this repository that launch notebooks install d2l from
-    (not written: ``v`` and [project] release)."""
     site_url: str = option(None, pattern=r"https?://\S+", hint="give an http(s) URL")
     """Where the HTML book is published, ending in '/'; launch notebooks' images point
     there (not written: the repository's GitHub Pages)."""
@@ -247,7 +245,7 @@ def _notebook_repos(settings: Settings, written: str, tabs: tuple[str, ...]) -> 
     return repos
 
 
-def _launch(settings: Settings, release: str, tabs: tuple[str, ...]) -> LaunchConfig | None:
+def _launch(settings: Settings, tabs: tuple[str, ...]) -> LaunchConfig | None:
     launch, colab = settings.read(LaunchConfig), settings.read(ColabSettings)
     if settings.has("launch"):
         github_repo = launch.github_repo
@@ -263,7 +261,7 @@ def _launch(settings: Settings, release: str, tabs: tuple[str, ...]) -> LaunchCo
     site_url = launch.site_url or f"https://{owner.lower()}.github.io/{repo_name}/"
     return dataclasses.replace(
         launch, github_repo=github_repo, notebook_repos=notebook_repos,
-        library_ref=launch.library_ref or f"v{release}", site_url=site_url.rstrip("/") + "/",
+        site_url=site_url.rstrip("/") + "/",
         libs={tab: settings.read(TabLaunch, f"launch-{tab}").libs or
               words(framework(tab).platform_lacks) for tab in tabs})
 
@@ -310,7 +308,7 @@ def load_config(root: Path) -> Config:
     config = Config(
         root=root, project=project, build=build, execute=settings.read(ExecuteConfig),
         library=settings.read(LibraryConfig, tabs=libraries),
-        launch_settings=_launch(settings, project.release, build.tabs),
+        launch_settings=_launch(settings, build.tabs),
         html=html_settings(settings, build.resources, root, root / (build.source_dir or ".")),
         language_warnings=_language_warnings(settings, project),
     )

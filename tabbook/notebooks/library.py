@@ -7,10 +7,16 @@ added with ``@d2l.add_to_class(X)`` goes inside the body of class X; a later
 definition of a function, class or method replaces the earlier one where it
 stood. As in d2lbook, what stands above the ``WARNING`` line of an existing
 library file is kept, and the aliases of ``[library-<tab>]`` close the file.
+
+The version file's ``__version__`` is the book's release with a local label naming
+the package's content (``0.1.0+d2l.3f9a2c1b7e04``): any change to what pip would
+install is a new version, and the git tag of that version (`library_tag`) is what
+the launch notebooks install, so a notebook installs the d2l it was executed with.
 """
 from __future__ import annotations
 
 import ast
+import hashlib
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -247,9 +253,50 @@ def library_files(book: Book, config: Config) -> list[LibraryFile]:
         raise SourceError([Problem(config.library.version_file, 1,
                                    "no __version__ line to update",
                                    "add the line __version__ = \"0\"")])
+    version = content_version(config, {f.path: f.text for f in files})
     files.append(LibraryFile(version_path, VERSION_LINE.sub(
-        f'__version__ = "{config.project.release}"', current)))
+        f'__version__ = "{version}"', current)))
     return files
+
+
+def _package_files(config: Config, texts: dict[Path, str]) -> list[Path]:
+    """What pip installs of the book: the library files and every ``.py`` beside them
+    (``d2l/*.py``), and pyproject.toml (the package's name, dependencies, version source)."""
+    named = {config.root / name for name in (*config.library.lib_files.values(),
+                                             config.library.version_file) if name} | set(texts)
+    folders = {path.parent for path in named if path.parent != config.root}
+    files = {path for path in named if path in texts or path.is_file()}
+    files.update(path for folder in folders if folder.is_dir() for path in folder.rglob("*.py"))
+    if (config.root / "pyproject.toml").is_file():
+        files.add(config.root / "pyproject.toml")
+    return sorted(files)
+
+
+def content_version(config: Config, texts: dict[Path, str]) -> str:
+    """[project] release with a label naming the package's content (`_package_files`, as
+    `texts` gives them, else as they stand; the version line, which carries the label, left
+    out): e.g. ``0.1.0+d2l.3f9a2c1b7e04``."""
+    version_file = config.root / config.library.version_file \
+        if config.library.version_file else None
+    digest = hashlib.sha256()
+    for path in _package_files(config, texts):
+        text = texts[path] if path in texts else path.read_text(encoding="utf-8")
+        if path == version_file:
+            text = VERSION_LINE.sub("__version__", text)
+        digest.update(f"{path.relative_to(config.root).as_posix()}\0{text}\0".encode())
+    return f"{config.project.release}+d2l.{digest.hexdigest()[:12]}"
+
+
+def library_version(config: Config) -> str:
+    """The version of the package as its files stand (what `lib` writes in the version
+    file when they are up to date)."""
+    return content_version(config, {})
+
+
+def library_tag(version: str) -> str:
+    """The git tag of a package version, e.g. ``v0.1.0-d2l.3f9a2c1b7e04`` (no '+', which
+    pip URLs and git refs are better without)."""
+    return "v" + version.replace("+", "-")
 
 
 def write_libraries(book: Book, config: Config) -> list[Path]:

@@ -2,9 +2,10 @@
 
 A launch notebook is the executed notebook of one section and tab, with two
 cells in front: what it is and how to get a GPU on each platform, then a setup
-cell that installs what the platform lacks (this repository's d2l at the book's
-release, the framework where the platform has none, the section's
-``#required_libs``). Images point to the published site, since Colab cannot
+cell that installs what the platform lacks (this repository's d2l at the tag of
+the version its files give, the d2l the notebook was executed with; the framework
+where the platform has none; the section's ``#required_libs``). An installed d2l of
+any other version is replaced. Images point to the published site, since Colab cannot
 read paths relative to the notebook; references and citations (author, year) are links
 to its pages and its bibliography. The prose, captions included, is in the book's
 typography, as on the pages (French spacing for a French book).
@@ -39,6 +40,7 @@ from ..core.model import METADATA_KEY, Section, project_path
 from ..features.extension import ShownRole
 from ..features.registry import BLOCK_ROLES, ROLES
 from ..source.numbering import Numbers
+from ..notebooks.library import library_tag, library_version
 from ..execution.provenance import describe, provenance_of
 from ..notebooks.long_outputs import cut_outputs
 from .markdown_typography import typeset_markdown
@@ -86,19 +88,19 @@ def library_distribution(root: Path) -> str | None:
         return tomllib.load(handle)["project"]["name"]
 
 
-def library_requirement(config: Config) -> str:
-    """The pip requirement that installs the book's d2l at its release."""
-    url = f"git+https://github.com/{config.launch.github_repo}@{config.launch.library_ref}"
+def library_requirement(config: Config, version: str) -> str:
+    """The pip requirement that installs the book's d2l at `version` (its git tag)."""
+    url = f"git+https://github.com/{config.launch.github_repo}@{library_tag(version)}"
     distribution = library_distribution(config.root)
     return f"{distribution} @ {url}" if distribution else url
 
 
-def _library_missing(config: Config) -> str:
-    """The setup cell's test for "the book's d2l is not installed at its release"."""
+def _library_missing(config: Config, version: str) -> str:
+    """The setup cell's test for "the book's d2l is not installed at `version`"."""
     distribution = library_distribution(config.root)
     if distribution is None:
         return "True"   # no distribution name to ask pip about: install it
-    return f"installed_version({distribution!r}) != {config.project.release!r}"
+    return f"installed_version({distribution!r}) != {version!r}"
 
 
 def _literals(text: str, language: Language, indent: int) -> str:
@@ -110,7 +112,7 @@ def _literals(text: str, language: Language, indent: int) -> str:
                                      for i, line in enumerate(lines))
 
 
-def _setup_code(config: Config, tab: str, section: Section) -> str:
+def _setup_code(config: Config, tab: str, section: Section, version: str) -> str:
     language = config.project.language
     requirements = [*config.launch.libs[tab], *section.required_libs]
     guard = ""
@@ -131,15 +133,17 @@ def installed_version(distribution):
         return None
 
 requirements = {requirements!r}
-if {_library_missing(config)}:
-    requirements.append({library_requirement(config)!r})
+if {_library_missing(config, version)}:
+    requirements.append({library_requirement(config, version)!r})
 if requirements:
     subprocess.run([sys.executable, "-m", "pip", "install", "--quiet", *requirements],
                    check=True)
 # A package already imported in this session keeps its old version until a restart.
+distributions = {{'d2l': {library_distribution(config.root) or 'd2l'!r}}}
 changed = [name for name, module in list(sys.modules.items())
-           if "." not in name and installed_version(name)
-           and getattr(module, "__version__", None) not in (None, installed_version(name))]
+           if "." not in name and installed_version(distributions.get(name, name))
+           and getattr(module, "__version__", None)
+           not in (None, installed_version(distributions.get(name, name)))]
 if changed:
     print({_literals(language.text("launch_restart"), language, 10)}, ", ".join(changed), \
 {_literals(language.text("launch_changed"), language, 10)})'''
@@ -155,9 +159,9 @@ def _gpu_text(tab: str, section: Section, language: Language) -> str:
     return language.text("launch_gpu", gpus=gpus)
 
 
-def _intro_text(config: Config, tab: str, section: Section, executed) -> str:
+def _intro_text(config: Config, tab: str, section: Section, executed, version: str) -> str:
     language, release = config.project.language, config.project.release
-    installs = [language.text("launch_library", release=release)]
+    installs = [language.text("launch_library", version=version)]
     installs += [f"`{lib}`" for lib in (*config.launch.libs[tab], *section.required_libs)]
     setup = "launch_setup_many" if len(installs) > 1 else "launch_setup_one"
     title = language.text("launch_title", title=config.project.title, section=section.title,
@@ -240,9 +244,10 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     split one for a book that is not executed: no outputs, no provenance sentence)."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
+    version = library_version(config)
     intro = nbformat.v4.new_markdown_cell(typeset_markdown(
-        _intro_text(config, tab, section, executed), config.project.language))
-    setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section))
+        _intro_text(config, tab, section, executed, version), config.project.language))
+    setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section, version))
     intro.id, setup.id = "launch-intro", "launch-setup"
     language = config.project.language
     for cell in notebook.cells:
@@ -258,7 +263,7 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
         "language_info": {"name": "python"},
         METADATA_KEY: {"tab": tab, "source": section.display_path, "release": config.project.release,
-                       "provenance": provenance},
+                       "library_version": version, "provenance": provenance},
     }
     if section.gpus and framework(tab).gpu_on_platforms:   # no GPU to ask for otherwise
         metadata["accelerator"] = "GPU"
@@ -285,8 +290,8 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
                            layout: Layout, prune: tuple[str, ...] = ()) -> LaunchResult:
     """Write the launch notebooks of the (section, tab) pairs from their executed notebooks.
 
-    A notebook whose inputs (executed notebook, config, numbers, the build's code)
-    are those it was made from, and which is still as written, is left as it is. The
+    A notebook whose inputs (executed notebook, config, numbers, the d2l package, the
+    build's code) are those it was made from, and which is still as written, is left as it is. The
     files of the `prune` tabs' folders that no pair produces are removed; other tabs'
     notebooks are never touched.
     """
@@ -297,7 +302,8 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     record = dict(recorded)
     common = fingerprint(config.root, [*tool_files(), config.root / CONFIG_FILE,
                                        config.root / "pyproject.toml"],
-                         repr((sorted(numbers.targets.items()), numbers.features)))
+                         repr((sorted(numbers.targets.items()), numbers.features)),
+                         library_version(config))
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
