@@ -244,8 +244,10 @@ def _figure(tokens: Sequence[Token], index: int, env: Env) -> str | None:
     caption = (f'<figcaption><span class="number">{shown}</span> — {caption_text}</figcaption>'
                if number else f"<figcaption>{caption_text}</figcaption>")
     plain_alt = html.escape(ctx.typeset(plain_text(image.children)), quote=True)
-    return (f'<figure{anchor}><img src="{html.escape(ctx.image(image.meta["path"]))}" '
-            f'alt="{plain_alt}"{style} loading="lazy">{caption}</figure>\n')
+    # The frame scrolls sideways an image kept legible on a phone (book.css), not its caption.
+    return (f'<figure{anchor}><div class="figure-frame">'
+            f'<img src="{html.escape(ctx.image(image.meta["path"]))}" '
+            f'alt="{plain_alt}"{style} loading="lazy"></div>{caption}</figure>\n')
 
 
 def _block_end(tokens: Sequence[Token], index: int) -> int:

@@ -47,7 +47,8 @@ from ..core.language import Language
 from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from ..execution.provenance import describe
-from .render import ASSETS, ENVIRONMENT, executed_notebook, light_stylesheet, page_parts
+from .render import (ASSETS, ENVIRONMENT, TabGroup, executed_notebook, light_stylesheet,
+                     page_parts)
 from .site_inputs import book_files
 
 MAX_PRINTS = 4
@@ -168,8 +169,8 @@ def _page_body(entry: Entry, tab: str, base: PrintContext, layout: Layout) -> Ma
     notebook = executed_notebook(layout, section, tab)
     parts = page_parts(section, [tab], ctx, {tab: notebook})
     # One tab: a tab group is that tab's fragments, shown bare.
-    body = Markup("").join(Markup("").join(part[tab]) if isinstance(part, dict) else part
-                           for part in parts)
+    body = Markup("").join(Markup("").join(part.fragments[tab])
+                           if isinstance(part, TabGroup) else part for part in parts)
     provenance = describe(tab, notebook, ctx.language)
     if provenance:
         body += Markup('<p class="provenance">{}</p>').format(provenance)

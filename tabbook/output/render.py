@@ -71,8 +71,20 @@ ENVIRONMENT.filters["typeset"] = typeset   # titles outside the prose: TOC, page
 ENVIRONMENT.globals.update(say=say, script_strings=script_strings)
 MACROS = ENVIRONMENT.get_template("macros.html").module
 
-Part = Markup | dict[str, list[Markup]]
-"""A piece of a page: HTML common to its tabs, or a tab group ({tab: its fragments})."""
+@dataclass
+class TabGroup:
+    """Consecutive cells that differ between frameworks, shown as one group of tabs."""
+    fragments: dict[str, list[Markup]] = field(default_factory=dict)
+    """Tab -> its fragments, for the tabs that show something here."""
+    runs_code: bool = False
+    """Whether a code cell is among them. Without one, the group is prose written for some
+    frameworks (notes on MXNet and TensorFlow after PyTorch code): another framework has
+    nothing missing there, the passage concerns the others."""
+
+
+Part = Markup | TabGroup
+"""A piece of a page: HTML common to its tabs, or a tab group."""
+ENVIRONMENT.tests["tab_group"] = lambda part: isinstance(part, TabGroup)
 
 
 class RenderError(BookError):
@@ -179,10 +191,12 @@ def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
                 len(set(per_tab.values())) == 1:
             parts.append(next(iter(per_tab.values())))
             continue
-        if not parts or not isinstance(parts[-1], dict):
-            parts.append({})
+        if not parts or not isinstance(parts[-1], TabGroup):
+            parts.append(TabGroup())
+        group = parts[-1]
+        group.runs_code |= cell.kind is CellKind.CODE
         for tab, fragment in per_tab.items():
-            parts[-1].setdefault(tab, []).append(fragment)
+            group.fragments.setdefault(tab, []).append(fragment)
     return parts
 
 

@@ -228,16 +228,19 @@
     document.body.removeChild(area);
   }
 
-  // -- wide blocks: a table, an output or a formula wider than the page scrolls sideways;
+  // -- wide blocks: a table, an output, a formula or a figure wider than the page scrolls sideways;
   // the keyboard reaches it (and scrolls it with the arrows) only if it can take focus.
   function focusWide() {
-    document.querySelectorAll("article table, pre.output, pre.code, .equation").forEach(function (block) {
+    document.querySelectorAll("article table, pre.output, pre.code, .equation, .figure-frame").forEach(function (block) {
       if (block.scrollWidth > block.clientWidth) block.tabIndex = 0;
       else block.removeAttribute("tabindex");
     });
   }
   focusWide();
   window.addEventListener("resize", focusWide);
+  document.querySelectorAll(".figure-frame img").forEach(function (image) {
+    image.addEventListener("load", focusWide);   // a lazy image has no width until it loads
+  });
 
   // -- search page: Pagefind's index, our own small interface ----------------------
   // A page's parts under each heading (Pagefind's sub-results, from the headings' ids),
