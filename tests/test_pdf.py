@@ -6,7 +6,9 @@ PNG under _build/pdf-pages/ for a person to look at.
 """
 from __future__ import annotations
 
+import ctypes
 import datetime
+import io
 import re
 import shutil
 import struct
@@ -19,6 +21,7 @@ from pathlib import Path
 
 import nbformat
 import pypdfium2
+import pypdfium2.raw as pdfium_c
 import pytest
 from pypdf import PdfReader
 
@@ -31,7 +34,8 @@ from tabbook.core.model import CellKind
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output import pdf
-from tabbook.output.pdf import MARGINS, PdfError, Printed, write_pdfs
+from tabbook.output.pdf import PdfError, Printed, write_pdfs
+from tabbook.output.print_fit import LANDSCAPE_MARGINS, MARGINS
 from tabbook.output.bookmarks import whole_titles
 from tabbook.notebooks.split import code_cells, split_section
 from tabbook.output.typography import french
@@ -39,6 +43,7 @@ from test_html import parse_page
 
 PAGES = REPO / "_build" / "pdf-pages"
 MM = 72 / 25.4   # PDF points per millimetre
+PIXEL = 72 / 96   # PDF points per CSS pixel
 
 
 # -- reading a PDF back ------------------------------------------------------------
@@ -121,12 +126,14 @@ class Pdf:
             return total
         return sum(count(page.get("/Resources")) for page in self.reader.pages)
 
-    def characters_beyond(self, right_margin: float) -> list[str]:
-        """Characters (page: text) whose box ends right of the page width minus the margin."""
+    def characters_beyond(self) -> list[str]:
+        """Characters (page: text) whose box ends right of the page width minus the right
+        margin of the page (a landscape page has narrower margins)."""
         document = pypdfium2.PdfDocument(self.path)
         beyond = []
         for number, page in enumerate(document, start=1):
-            limit = page.get_width() - right_margin + 1   # a point of tolerance
+            landscape = page.get_width() > page.get_height()
+            limit = page.get_width() - right_margin(landscape) + 1   # a point of tolerance
             text = page.get_textpage()
             for index in range(text.count_chars()):
                 char = text.get_text_range(index, 1)
@@ -136,6 +143,24 @@ class Pdf:
             text.close()
         document.close()
         return beyond
+
+    def font_sizes(self, number: int) -> list[tuple[str, str, float]]:
+        """(character, font name, size in points) of each character printed on a page.
+        Chromium draws in CSS pixels scaled to points: pdfium reads sizes in pixels."""
+        document = pypdfium2.PdfDocument(self.path)
+        text = document[number - 1].get_textpage()
+        name = ctypes.create_string_buffer(256)
+        found = []
+        for index in range(text.count_chars()):
+            char = text.get_text_range(index, 1)
+            if char.isspace():
+                continue
+            pdfium_c.FPDFText_GetFontInfo(text.raw, index, name, len(name), None)
+            found.append((char, name.value.decode(errors="replace").split("+")[-1],
+                          pdfium_c.FPDFText_GetFontSize(text.raw, index) * PIXEL))
+        text.close()
+        document.close()
+        return found
 
     def footer(self, number: int) -> str:
         """The text printed in the bottom margin of a page."""
@@ -189,8 +214,9 @@ def write_png(pdf: Path, number: int, target: Path) -> None:
     document.close()
 
 
-def right_margin() -> float:
-    return float(MARGINS["right"].removesuffix("mm")) * MM
+def right_margin(landscape: bool = False) -> float:
+    margin = LANDSCAPE_MARGINS.split()[1] if landscape else MARGINS["right"]
+    return float(margin.removesuffix("mm")) * MM
 
 
 def check_contents_and_bookmarks(pdf: Pdf, chapters: list[tuple[str, list[str]]]) -> None:
@@ -242,8 +268,21 @@ def test_bookmark_titles_are_mended_by_an_update_that_pypdf_reads_silently(tmp_p
 LONG_LINE = "valeurs = [" + ", ".join(str(n) for n in range(100, 190)) + "]"
 # Wider than the page at the code's size, hyphenated: set smaller on one line, never
 # broken at a hyphen.
-COMMAND = ("nvidia-smi --query-gpu=index,name,memory.used,memory.total,utilization.gpu,"
-           "temperature.gpu --format=csv,noheader -l 1")
+COMMAND = ("nvidia-smi --query-gpu=index,name,memory.used,memory.total,utilization.gpu "
+           "--format=csv,noheader -l 1 -i 0")
+# A profiler's table: lines too wide for the portrait page even at the smallest size,
+# printed on a landscape page of their own, each whole.
+WIDE_TABLE = ["Nom".ljust(40) + "".join(f"Colonne {n}".rjust(13) for n in range(10))] + [
+    f"aten::operation_{row}".ljust(40) + "".join(f"{row * n}.{n:03d}us".rjust(13)
+                                                for n in range(10)) for row in range(6)]
+# A command wider than the page at the smallest size, on one line: it wraps, but not at
+# a hyphen.
+WRAPPED_COMMAND = ("nvidia-smi --query-gpu=index,pcie.link.gen.current,pcie.link.gen.max,"
+                   "pcie.link.width.current,pcie.link.width.max --format=csv")
+# Inline code with hyphens, in a paragraph long enough that lines end all along it.
+HYPHENATED = ["nvidia-smi", "--query-gpu=index", "torch.cuda.max-memory"]
+HYPHENS_PARAGRAPH = " ".join(f"Étape{'x' * (n % 7)} `{HYPHENATED[n % 3]}` puis"
+                             for n in range(60))
 SECTION_ONE = md(DECLARE, """
     # Première section
     :label:`sec_one`
@@ -301,6 +340,16 @@ SECTION_TWO = md(DECLARE, """
     ## Une partie
 
     La :numref:`fig_schema` est dans la :numref:`sec_one`.
+
+    """ + HYPHENS_PARAGRAPH + """
+
+    ```text
+    """ + "\n    ".join(WIDE_TABLE) + """
+    ```
+
+    ```bash
+    """ + WRAPPED_COMMAND + """
+    ```
 
     ```{.python .input}
     %%tab all
@@ -424,7 +473,7 @@ def test_references_are_french_links_to_the_right_page(small_pdf):
 
 @pytest.mark.browser
 def test_code_wraps_figures_are_vectors_pages_are_numbered(small_pdf):
-    assert small_pdf.characters_beyond(right_margin()) == []
+    assert small_pdf.characters_beyond() == []
     code = "".join(_plain(text).replace(" ", "") for text in small_pdf.texts)
     assert LONG_LINE.replace(" ", "") in code   # all of it, on several lines
     assert small_pdf.raster_images() == 0
@@ -492,6 +541,80 @@ def test_tables_math_code_and_running_heads_in_print(small_pdf):
     assert any("DejaVuSerif" in name for name in fonts), fonts
     text = _plain(small_pdf.texts[page - 1])
     assert "0,001" in text and "0, 001" not in text
+
+
+@pytest.mark.browser
+def test_wide_outputs_keep_a_floor_size_and_a_table_goes_landscape(small_pdf):
+    """No code is set below 7 pt (the text is 10.5 pt): a table too wide for the
+    page at the floor is printed whole on a landscape page with its chapter's head and
+    page number; a single long line wraps where it is."""
+    sizes = [(number, char, font, size) for number in range(1, len(small_pdf.texts) + 1)
+             for char, font, size in small_pdf.font_sizes(number)]
+    assert {round(size, 1) for _, _, font, size in sizes if font == "DejaVuSerif"} >= {10.5}
+    code = [(number, size) for number, _, font, size in sizes
+            if font.startswith("DejaVuSansMono")]
+    assert min(size for _, size in code) >= 7 - 0.05, sorted(code)[:5]
+    page = small_pdf.first_page_with_line(_plain(WIDE_TABLE[0]), 0)
+    assert page is not None, "the table's lines were wrapped"
+    box = small_pdf.reader.pages[page - 1].mediabox
+    assert box.width > box.height   # landscape
+    assert all(_plain(line) in small_pdf.lines[page - 1] for line in WIDE_TABLE)
+    assert small_pdf.header(page) == "1 Chapitre" and small_pdf.footer(page) == str(page)
+    assert [number for number, reader_page in enumerate(small_pdf.reader.pages, 1)
+            if reader_page.mediabox.width > reader_page.mediabox.height] == [page]
+    long_line = next(number for number, text in enumerate(small_pdf.texts, 1)
+                     if "valeurs = [" in text)
+    assert min(size for number, size in code if number == long_line) >= 7 - 0.05
+
+
+@pytest.mark.browser
+def test_inline_code_is_never_broken_at_its_hyphens(small_pdf):
+    """Chromium breaks a line after any hyphen: `nvidia-|smi` used to be cut, and a
+    wrapped command after `--query-`."""
+    lines = [line for page in small_pdf.lines for line in page if "Étape" in line]
+    assert len(lines) > 10
+    assert [line for line in lines if line.endswith("-")] == []
+    # A word of code may break after its dots, as `torch.cuda.` here.
+    text = " ".join(lines).replace(". ", ".")
+    for word in HYPHENATED:
+        assert text.count(f" {word} ") == 20, word
+    # Nor a command of a block that wraps.
+    lines = [line for page in small_pdf.lines for line in page]
+    start = next(number for number, line in enumerate(lines)
+                 if WRAPPED_COMMAND.startswith(line) and "pcie" in lines[number + 1])
+    wrapped = lines[start]
+    for line in lines[start + 1:]:
+        if len(wrapped) >= len(WRAPPED_COMMAND):
+            break
+        assert not wrapped.endswith("-"), wrapped
+        wrapped += ("" if wrapped.endswith((".", "/")) else " ") + line
+    assert wrapped == WRAPPED_COMMAND
+
+
+@pytest.mark.browser
+def test_the_pdf_is_compact_and_keeps_its_tags_bookmarks_and_links(small_pdf):
+    """Written with object streams: the structure tree (the tags) is compressed, not gone;
+    bookmarks and links are read back by the other tests of this PDF."""
+    data = small_pdf.path.read_bytes()
+    assert b"/ObjStm" in data and b"/XRef" in data and b"\nxref\n" not in data
+    assert b"/StructElem" not in data   # every structure element sits in an object stream
+    root = small_pdf.reader.trailer["/Root"]
+    assert bool(root["/MarkInfo"]["/Marked"])
+    tree = root["/StructTreeRoot"]
+    assert tree["/K"] and "/ParentTree" in tree
+    kinds = set()
+    pending = [tree["/K"]]
+    while pending:
+        element = pending.pop()
+        element = element.get_object() if hasattr(element, "get_object") else element
+        if isinstance(element, list):
+            pending += element
+        elif isinstance(element, dict) and "/S" in element:
+            kinds.add(str(element["/S"]))
+            pending.append(element.get("/K", []))
+    assert {"/H1", "/H2", "/P", "/Link", "/Table"} <= kinds, kinds
+    assert small_pdf.bookmarks() and small_pdf.links(dict(small_pdf.contents())[
+        "1.1 Première section"])
 
 
 def test_no_chromium_is_a_clear_error(tmp_path, monkeypatch):
@@ -586,13 +709,24 @@ class FakeChromium:
         pass
 
 
+def blank_pdf(pages: int) -> bytes:
+    """A PDF of blank pages, as the fake Chromium prints it (it is compacted as a real one)."""
+    from pypdf import PdfWriter
+
+    writer, written = PdfWriter(), io.BytesIO()
+    for _ in range(pages):
+        writer.add_blank_page(200, 200)
+    writer.write(written)
+    return written.getvalue()
+
+
 def printed_again(root: Path, monkeypatch) -> int:
     """Prints of the PyTorch PDF of the book in `root` (0: kept), by a fake Chromium."""
     prints = []
 
     def fake_print(page, document, draft, pages):
         prints.append(document)
-        return Printed(b"%PDF-1.7 fake " * 1000, 3, 2, {}), 1
+        return Printed(blank_pdf(3), 3, 2, {}), 1
 
     monkeypatch.setattr(pdf, "_launch_chromium", lambda stack: FakeChromium())
     monkeypatch.setattr(pdf, "print_until_settled", fake_print)
@@ -685,16 +819,20 @@ def test_the_pytorch_book_numbers_its_tables_and_keeps_commands_whole(book_pdf):
     root, pdf = book_pdf
     lines = [line for page in pdf.lines for line in page]
     assert "Tableau 1.1 — Quelques GPU et leurs valeurs de crête annoncées" in lines
-    # Each line of a command in the sources is one line of the PDF, hyphens and all.
+    # Each line of a command in the sources is one line of the PDF, hyphens and all, or,
+    # wider than the page at the smallest size, wrapped at a space, a dot or a slash.
     written = {_plain(line.strip()) for path in (root / "chapters").rglob("*.md")
                for line in path.read_text(encoding="utf-8").splitlines()
                if line.strip().startswith("nvidia-smi --query-gpu=")}
     printed = {line for line in lines if line.startswith("nvidia-smi --query-gpu")}
-    assert len(written) > 3 and written <= printed, written - printed
-    # No printed line is the start of a command cut short (prose may begin a line with one).
+    assert len(written) > 3 and len(written & printed) > 3, written - printed
+    assert all(command in " ".join(lines) for command in written)
+    # A printed line that starts a command cut short never ends at one of its hyphens.
     cut = {line for line in printed for command in written
-           if command != line and command.startswith(line)}
+           if command != line and command.startswith(line) and line.endswith("-")}
     assert not cut, cut
+    # Three editions of about 250 pages, each under 4 MB (object streams).
+    assert pdf.path.stat().st_size < 4_000_000
     # The math font the site ships is embedded with the text's.
     assert any("STIXTwoMath" in name for name in pdf.fonts())
 
@@ -724,7 +862,7 @@ def test_the_pytorch_book_holds_pytorch_code_only_and_wraps_it(book_pdf):
     assert [line for line in pytorch if line not in ink] == []
     assert [line for line in foreign if line in ink] == []
     assert "Code PyTorch exécuté le" in _plain("".join(pdf.texts))
-    assert pdf.characters_beyond(right_margin()) == []
+    assert pdf.characters_beyond() == []
 
 
 @pytest.mark.browser

@@ -2,12 +2,14 @@
 from __future__ import annotations
 
 import ast
+import re
 
 import nbformat
 import pytest
 
 from conftest import DECLARE, REPO, SEED, md, shared_path
 from tabbook.core.config import load_config
+from tabbook.core.frameworks import framework
 from tabbook.source.parse import parse_book, parse_section
 from tabbook.source.pycode import analyse
 from tabbook.core.layout import Layout
@@ -473,6 +475,20 @@ def test_every_notebook_of_the_book_is_valid_nbformat():
     for name, tab, notebook in notebooks:
         nbformat.validate(notebook)
         assert nbformat.writes(notebook) == nbformat.v4.writes_json(notebook), (name, tab)
+
+
+def test_the_prose_of_each_tab_imports_d2l_from_its_own_module():
+    """What a tab shows (its pages, notebooks and PDF edition) names its own module of
+    the book's library: the MXNet edition never says `from d2l import torch as d2l`."""
+    book, problems = parse_book(load_config(REPO))
+    assert not problems
+    named = {tab: set() for tab in TABS}
+    for section in book.pages():
+        for tab in section.tabs:
+            prose = "\n".join(cell.source for cell in split_section(section, tab).cells
+                              if cell.cell_type == "markdown")
+            named[tab] |= set(re.findall(r"from d2l import (\w+) as d2l", prose))
+    assert named == {tab: {framework(tab).module} for tab in TABS}
 
 
 @pytest.mark.parametrize("encode", [

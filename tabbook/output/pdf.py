@@ -15,6 +15,9 @@ where each entry of the table of contents landed is read back from the PDF's
 named destinations (the ids the links point to). Where they are the numbers
 printed, one print was enough (the usual case after an edit); else it is printed
 again with those found. Their boxes have a fixed width, so the pages do not move.
+
+Before each print the document is fitted to the page (`print_fit`); the PDF that
+settled is rewritten with compressed object streams (`compact`).
 """
 from __future__ import annotations
 
@@ -42,6 +45,7 @@ from ..core.layout import Layout
 from .chromium import full_temp_folder_reported, temp_room_error
 from .bookmarks import whole_titles
 from .markup import PageContext
+from .print_fit import LANDSCAPE, MARGINS, TEXT_WIDTH_PX, fit_to_page
 from .typography import typeset
 from ..core.language import Language
 from ..core.model import Book, Section
@@ -55,45 +59,6 @@ MAX_PRINTS = 4
 """Prints of one PDF at most: the second one normally finds every page in place."""
 DOCUMENT = "index.html"
 STYLESHEET = "print.css"
-MARGINS = {"top": "18mm", "bottom": "20mm", "left": "20mm", "right": "20mm"}
-"""As print.css's @page, whose margin boxes hold the page numbers and running heads."""
-TEXT_WIDTH_PX = round((210 - 20 - 20) / 25.4 * 96)
-"""The width of A4's text in CSS pixels: the window's width while a block is measured."""
-SHORT_BLOCK = 15
-"""A code block or output of at most this many lines is kept on one page."""
-SMALLEST_CODE_PT = 5.5
-"""A block's lines are set down to this size to fit the page's width; wider, they wrap."""
-# Run in the page before it is printed: each <pre> whose longest line is wider than the
-# page is set smaller to fit it (down to a floor, below which it wraps at the edge);
-# short blocks are kept on one page. A table whose words do not fit the page is set
-# smaller too: its words are never cut (Chromium has no French hyphenation patterns
-# offline on Linux, so `hyphens: auto` may do nothing).
-FIT_BLOCKS = """([shortest, smallest]) => {
-  for (const pre of document.querySelectorAll('pre')) {
-    if (pre.textContent.replace(/\\n$/, '').split('\\n').length <= shortest) {
-      pre.classList.add('short');
-    }
-    const style = getComputedStyle(pre);
-    const padding = parseFloat(style.paddingLeft) + parseFloat(style.paddingRight);
-    const room = pre.clientWidth - padding, needed = pre.scrollWidth - padding;
-    if (needed <= room + 0.5) continue;
-    const size = parseFloat(style.fontSize), fitted = size * room / needed * 0.99;
-    const floor = smallest * 96 / 72;
-    pre.style.fontSize = Math.max(fitted, floor) + 'px';
-    for (const code of pre.querySelectorAll('code')) code.style.fontSize = 'inherit';
-    if (fitted < floor) pre.classList.add('wraps');
-  }
-  for (const table of document.querySelectorAll('table')) {
-    for (let pass = 0; pass < 3; pass++) {   // cells' padding scales with the font
-      const room = table.parentElement.clientWidth, needed = table.offsetWidth;
-      if (needed <= room + 0.5) break;
-      const size = parseFloat(getComputedStyle(table).fontSize) * room / needed * 0.98;
-      table.style.fontSize = Math.max(size, smallest * 96 / 72) + 'px';
-      if (size < smallest * 96 / 72) { table.classList.add('wraps'); break; }
-    }
-  }
-  return true;
-}"""
 
 
 class PdfError(BookError):
@@ -204,7 +169,7 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
     base = PrintContext("", "", numbers, folder, config.root, language,
                         anchors={e.section.name: e.anchor for e in entries}, online=online)
     bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
-    chapters, heads = running_heads(entries, language)
+    chapters, heads = page_rules(entries, language)
     shutil.copytree(ASSETS / "fonts", folder / "fonts")   # the math font, beside the sheet
     atomic_write(folder / STYLESHEET, light_stylesheet() + "\n" +
                  (ASSETS / STYLESHEET).read_text(encoding="utf-8"))
@@ -220,18 +185,19 @@ def _css_string(text: str) -> str:
 HEAD_STYLE = 'font: 7.5pt "DejaVu Sans", sans-serif; color: #4f5866;'
 
 
-def running_heads(entries: list[Entry], language: Language) -> tuple[dict[str, str], Markup]:
+def page_rules(entries: list[Entry], language: Language) -> tuple[dict[str, str], Markup]:
     """The named page of each entry's pages (its chapter's: anchor -> name) and the
-    @page rules that show each chapter's number and title at the top of its pages."""
+    @page rules that show each chapter's number and title at the top of its pages, the
+    portrait ones and the landscape ones (``<name>-wide``)."""
     chapters: dict[str, str] = {}
-    rules = []
+    rules = [f"@page wide {{ {LANDSCAPE} }}"]
     name = ""
     for position, entry in enumerate(entries):
         if entry.level == 1:
             name = f"chapter-{position}"
             title = f"{entry.number} {entry.section.title}".strip()
-            rules.append(f"@page {name} {{ @top-center {{ content: {_css_string(typeset(title, language))}; "
-                         f"{HEAD_STYLE} }} }}")
+            head = f"@top-center {{ content: {_css_string(typeset(title, language))}; {HEAD_STYLE} }}"
+            rules += [f"@page {name} {{ {head} }}", f"@page {name}-wide {{ {LANDSCAPE} {head} }}"]
         chapters[entry.anchor] = name
     return chapters, Markup("\n".join(rules))
 
@@ -260,6 +226,20 @@ def read_pdf(data: bytes) -> Printed:
     return Printed(data, len(reader.pages), _count(reader.outline), destinations)
 
 
+def compact(data: bytes) -> bytes:
+    """The PDF rewritten by qpdf (pikepdf) with its objects in compressed object streams
+    and its cross-reference as a stream (PDF 1.5): Chromium writes the structure tree of
+    a tagged PDF as tens of thousands of small uncompressed objects, two thirds of the
+    file. The objects are the same: tags, bookmarks, links and named destinations stay."""
+    import pikepdf
+
+    written = io.BytesIO()
+    with pikepdf.open(io.BytesIO(data)) as document:
+        document.save(written, object_stream_mode=pikepdf.ObjectStreamMode.generate,
+                      compress_streams=True)
+    return written.getvalue()
+
+
 def _print(page, document: Path) -> Printed:
     # Laid out as printed (print media, the text's width), so that blocks are measured
     # at the width they will have.
@@ -271,7 +251,7 @@ def _print(page, document: Path) -> Printed:
                   ".forEach(img => { img.loading = 'eager'; })")
     page.wait_for_function("Array.from(document.images).every(img => img.complete)")
     page.evaluate("document.fonts.ready.then(() => true)")
-    page.evaluate(FIT_BLOCKS, [SHORT_BLOCK, SMALLEST_CODE_PT])
+    fit_to_page(page)
     headings = page.evaluate("Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'),"
                              " heading => heading.innerText)")
     return read_pdf(whole_titles(page.pdf(format="A4", margin=MARGINS, print_background=True,
@@ -390,8 +370,9 @@ def _print_tab(book: Book, config: Config, numbers: Numbers, tab: str, layout: L
         printed, prints = print_until_settled(page, layout.print_folder(tab) / DOCUMENT, draft,
                                               _previous_pages(record_path))
         page.close()
-    atomic_write(path, printed.data)
+    data = compact(printed.data)
+    atomic_write(path, data)
     write_stamp(record_path, inputs, pages=printed.pages, bookmarks=printed.bookmarks,
                 pdf=file_hash(path), contents=landed(printed, draft.entries))
-    return PdfResult(tab, path, printed.pages, printed.bookmarks, len(printed.data), prints,
+    return PdfResult(tab, path, printed.pages, printed.bookmarks, len(data), prints,
                      time.monotonic() - started)
