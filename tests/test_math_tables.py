@@ -12,7 +12,7 @@ import pytest
 from conftest import raising_on_call, write_book
 from test_html import render_unexecuted
 from tabbook.output import math_font
-from tabbook.output.render import ASSETS
+from tabbook.output.templating import ASSETS
 
 FONT = "STIXTwoMath-Regular.woff2"
 SECTION = """\

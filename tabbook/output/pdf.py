@@ -51,8 +51,9 @@ from ..core.language import Language
 from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from ..execution.provenance import describe
-from .render import (ASSETS, ENVIRONMENT, TabGroup, executed_notebook, light_stylesheet,
-                     page_parts)
+from .page_parts import TabGroup, page_parts
+from .render import executed_notebook, light_stylesheet
+from .templating import ASSETS, ENVIRONMENT
 from .site_inputs import book_files
 
 MAX_PRINTS = 4

@@ -1,0 +1,113 @@
+"""A page's content, from its section and the executed notebook of each of its tabs: prose,
+code cells with their outputs, and tab groups where the frameworks differ. The HTML stage
+and the PDF stage lay these parts out, each its own way."""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import nbformat
+from markupsafe import Markup
+
+from ..core.model import ALL_TABS, Cell, CellKind, Section
+from ..notebooks.features import Computed, code_before, computed_in
+from ..notebooks.split import code_cells
+from .descriptions import cell_description
+from .markup import PageContext, render_prose
+from .outputs import highlight_code, render_outputs
+from .templating import ENVIRONMENT, MACROS
+
+
+@dataclass
+class TabGroup:
+    """Consecutive cells that differ between frameworks, shown as one group of tabs."""
+    fragments: dict[str, list[Markup]] = field(default_factory=dict)
+    """Tab -> its fragments, for the tabs that show something here."""
+    runs_code: bool = False
+    """Whether a code cell is among them. Without one, the group is prose written for some
+    frameworks (notes on MXNet and TensorFlow after PyTorch code): another framework has
+    nothing missing there, the passage concerns the others."""
+
+
+Part = Markup | TabGroup
+"""A piece of a page: HTML common to its tabs, or a tab group."""
+ENVIRONMENT.tests["tab_group"] = lambda part: isinstance(part, TabGroup)
+
+
+def _fence_language(info: str) -> str:
+    word = info.strip().strip("{}").split()[0] if info.strip().strip("{}") else "text"
+    return word.lstrip(".")
+
+
+class _CodeCells:
+    """A page's code cells in each tab, and their executed cells found by cell id."""
+
+    def __init__(self, section: Section, notebooks: dict[str, nbformat.NotebookNode]):
+        self.section = section
+        self.code = {tab: code_cells(section, tab) for tab in notebooks}
+        self.executed = {tab: {c.id: c for c in nb.cells if c.cell_type == "code"}
+                         for tab, nb in notebooks.items()}
+        self.after = {tab: code_before(section, tab, self.code[tab]) for tab in notebooks}
+        self.computed = {tab: computed_in(nb) for tab, nb in notebooks.items()}
+
+    def shown(self, position: int, tabs: list[str]) -> dict[str, tuple[str, Computed]]:
+        """Per tab, the code cell before the prose cell at `position` and what the tab's
+        run computed for the features (see `render_prose`)."""
+        return {tab: (self.after[tab].get(position, ""), self.computed[tab]) for tab in tabs}
+
+    def fragment(self, tab: str, position: int, ctx: PageContext) -> Markup | None:
+        """The model cell at `position` as a code cell of `tab`, with its outputs."""
+        code_cell = self.code[tab].get(position)
+        if code_cell is None:   # nothing left for this tab once tab.selected is resolved
+            return None
+        run = self.executed[tab].get(code_cell.id)
+        if run is None:
+            return MACROS.cell(highlight_code(code_cell.source), Markup())
+        figures = cell_description(code_cell.source, self.section.cells[position].alt,
+                                   self.prose_before(tab, position), ctx.language)
+        return MACROS.cell(highlight_code(code_cell.source),
+                           render_outputs(run.outputs, ctx, figures))
+
+    def prose_before(self, tab: str, position: int) -> tuple:
+        """The tokens of the prose `tab` shows right before the cell at `position` (none when
+        the cell before it in `tab` is code)."""
+        for cell in reversed(self.section.cells[:position]):
+            if cell.in_tab(tab):
+                return cell.tokens if cell.kind is CellKind.PROSE else ()
+        return ()
+
+
+def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
+               ctx: PageContext) -> dict[str, Markup]:
+    """One model cell's HTML in each of `tabs` that shows something for it."""
+    if cell.kind is CellKind.PROSE:
+        shown = code.shown(position, tabs)
+        return dict.fromkeys(tabs, Markup(render_prose(cell.source, cell.line, ctx, shown)))
+    if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
+        return {}   # Sphinx markup: the checks warned that the HTML leaves it out
+    if cell.kind is CellKind.DISPLAY:
+        return dict.fromkeys(tabs, highlight_code(cell.source, _fence_language(cell.fence)))
+    fragments = {tab: code.fragment(tab, position, ctx) for tab in tabs}
+    return {tab: fragment for tab, fragment in fragments.items() if fragment is not None}
+
+
+def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
+               notebooks: dict[str, nbformat.NotebookNode]) -> list[Part]:
+    """The page's content; consecutive per-tab fragments form one tab group."""
+    code = _CodeCells(section, notebooks)
+    parts: list[Part] = []
+    for position, cell in enumerate(section.cells):
+        tabs = [t for t in page_tabs if cell.in_tab(t)]
+        per_tab = _fragments(cell, position, tabs, code, ctx) if tabs else {}
+        if not per_tab:
+            continue
+        if cell.tabs == (ALL_TABS,) and len(per_tab) == len(page_tabs) and \
+                len(set(per_tab.values())) == 1:
+            parts.append(next(iter(per_tab.values())))
+            continue
+        if not parts or not isinstance(parts[-1], TabGroup):
+            parts.append(TabGroup())
+        group = parts[-1]
+        group.runs_code |= cell.kind is CellKind.CODE
+        for tab, fragment in per_tab.items():
+            group.fragments.setdefault(tab, []).append(fragment)
+    return parts
