@@ -129,7 +129,9 @@ def edited(built_copy, pythons):
 
 def test_a_prose_edit_executes_nothing(edited):
     _, _, _, rebuild = edited
-    assert re.search(r"^eval: 0 ran, \d+ cached, 0 frozen, 0 failed", rebuild.stdout, re.M), rebuild.stdout
+    # Every result comes from the cache or from frozen/ (the GPU sections' PyTorch outputs).
+    assert re.search(r"^eval: 0 ran, \d+ cached, \d+ frozen, 0 failed", rebuild.stdout, re.M), \
+        rebuild.stdout
 
 
 @pytest.mark.parametrize("name", SECTIONS)
