@@ -239,12 +239,14 @@ def _feature_role(token: Token, written: str, config: Config, section: Section,
 
 
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
-                         section: Section, numbers: Numbers) -> nbformat.NotebookNode:
+                         section: Section, numbers: Numbers, *,
+                         version: str | None = None) -> nbformat.NotebookNode:
     """The Colab/Kaggle notebook of `section` for `tab`, from its executed notebook (the
-    split one for a book that is not executed: no outputs, no provenance sentence)."""
+    split one for a book that is not executed: no outputs, no provenance sentence).
+    `version` is the d2l package's (`library_version`), when the caller has it already."""
     notebook = copy.deepcopy(executed)
     provenance = provenance_of(notebook)
-    version = library_version(config)
+    version = version or library_version(config)
     intro = nbformat.v4.new_markdown_cell(typeset_markdown(
         _intro_text(config, tab, section, executed, version), config.project.language))
     setup = nbformat.v4.new_code_cell(_setup_code(config, tab, section, version))
@@ -300,10 +302,10 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
     # unreadable: every notebook is made again.
     recorded = read_record(layout.launch_record) or {}
     record = dict(recorded)
+    version = library_version(config)
     common = fingerprint(config.root, [*tool_files(), config.root / CONFIG_FILE,
                                        config.root / "pyproject.toml"],
-                         repr((sorted(numbers.targets.items()), numbers.features)),
-                         library_version(config))
+                         repr((sorted(numbers.targets.items()), numbers.features)), version)
     for section, tab in pairs:
         if not has_launch_notebook(section, tab):
             continue
@@ -319,7 +321,7 @@ def write_launch_notebooks(config: Config, numbers: Numbers, pairs: list[tuple[S
             result.unchanged.append(path)
             continue
         notebook = make_launch_notebook(read_notebook(executed_path), config, tab, section,
-                                        numbers)
+                                        numbers, version=version)
         changed = write_notebook_if_changed(path, notebook)
         (result.written if changed else result.unchanged).append(path)
         record[key] = fingerprint(config.root, *made_from)
