@@ -112,6 +112,28 @@ def test_a_file_changed_while_the_command_ran_is_unknown(tmp_path):
         "chapters/chap/sec.md"][2] is not None
 
 
+def test_what_the_build_writes_beside_its_inputs_leaves_the_next_run_unchanged(
+        tmp_path, monkeypatch):
+    """A first build sets the environments up: it rewrites their stamps and pip leaves the
+    d2l package's metadata in the book's folder; the next run must still do nothing."""
+    (tmp_path / "book").mkdir()
+    root = write_book(tmp_path / "book", {"chap/sec.md": SECTION})
+    env_stamp = tmp_path / "envs" / "pytorch" / unchanged.STAMP
+    env_stamp.parent.mkdir(parents=True)
+    env_stamp.write_text("installed from old pins")
+    real_inputs = unchanged.inputs
+    monkeypatch.setattr(unchanged, "inputs", lambda folder: real_inputs(folder) + [str(env_stamp)])
+    notebooks = parse_command_line(["notebooks"])
+    before = unchanged.snapshot(root, unchanged.inputs(root), previous={})
+    env_stamp.write_text("installed from the new pins")
+    (root / "book_d2l.egg-info").mkdir()
+    (root / "book_d2l.egg-info" / "PKG-INFO").write_text("Name: book-d2l\n")
+    record = unchanged.record(root, notebooks, before, known={})
+    assert record["files"][str(env_stamp)][2] is not None
+    assert not any("egg-info" in name for name in record["files"])
+    assert unchanged.unchanged(record, root, notebooks)
+
+
 @pytest.mark.parametrize("argv, runs_always", [
     ([], False), (["html", "--tab", "pytorch"], False), (["eval", "--freeze"], False),
     (["eval", "--force"], True), (["html", "--out", "site"], True), (["lib", "--check"], True),

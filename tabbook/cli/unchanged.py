@@ -37,6 +37,9 @@ STAMPS = "unchanged"
 """The folder of `_build` holding one stamp per command line."""
 LEFT_OUT = {".git", ENVS_DIR, "__pycache__", ".pytest_cache", ".ipynb_checkpoints"}
 """Folders that are not the book: version control, environments, caches of tools."""
+LEFT_OUT_SUFFIXES = (".egg-info",)
+"""Folders of a kind that is not the book: the metadata pip writes beside the d2l package
+when it installs it, editable, into an environment (during the build itself)."""
 TOOL_PARTS = ("build.py", "tabbook", "requirements", "pyproject.toml", "d2l")
 """What of the build system's folder a book built with -C reads: its code, its pins, the
 d2l package installed in the environments."""
@@ -121,7 +124,8 @@ def _files(top: str, skip: set[str], links: bool = False) -> list[str]:
         return [top]
     found = []
     for here, folders, names in os.walk(top, followlinks=links):
-        folders[:] = sorted(f for f in folders if f not in LEFT_OUT | skip)
+        folders[:] = sorted(f for f in folders if f not in LEFT_OUT | skip
+                            and not f.endswith(LEFT_OUT_SUFFIXES))
         skip = set()   # only at the top
         found += [os.path.join(here, name) for name in sorted(names)]
     return found
@@ -175,10 +179,11 @@ def _name(folder: Path, file: str) -> str:
 
 def record(folder: Path, args: argparse.Namespace, before: Snapshot, known: Snapshot) -> dict:
     """The stamp written after a success: the inputs as they were when the command
-    started (one changed since is unknown), its outputs as they are now."""
+    started (one changed since is unknown, but for the environments' stamps, which the
+    build itself writes when it sets an environment up), its outputs as they are now."""
     after = snapshot(folder, inputs(folder), previous=before)
     files = {name: (entry if before.get(name, [None, None])[:2] == entry[:2]
-                    else [*entry[:2], None])
+                    or name.endswith(f"{os.sep}{STAMP}") else [*entry[:2], None])
              for name, entry in after.items()}
     files.update(snapshot(folder, outputs(folder), previous=known))
     return {"request": request(args), "machine": machine(args), "files": files,
