@@ -116,6 +116,11 @@ class Layout:
         return self.launch / published_path(tab, section)
 
     @property
+    def executed_record(self) -> Path:
+        """What each executed notebook written without a kernel was made from."""
+        return self.build / "cache" / "executed.json"
+
+    @property
     def launch_record(self) -> Path:
         """What each launch notebook was made from (kept out of the published tree)."""
         return self.build / "cache" / "launch.json"

@@ -17,21 +17,21 @@ from typing import Callable, Mapping
 
 from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
-from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..notebooks.features import run_problems
 from ..notebooks.library import library_source
 from ..notebooks.long_outputs import KEPT, LIMIT, long_outputs
 from ..notebooks.split import code_cells, split_section
-from .execute import Executor, save, stored, write_executed
+from .execute import Executor, stored
 from .frozen import FreezeResult, freeze, recorded_seconds
 from .kernels import Gpu, Runtime, detect_gpus, framework_gpus, gpu_class, prepare_runtime
 from .plan import Context, plan_tasks
-from .record import read_cache, read_executed_notebook
+from .record import read_cache, read_executed_notebook, write_cache
 from .report import FrameworkInfo, Report, build_report, write_report
 from .shard import Shard, shard_items
 from .tasks import Event, Execution, Frozen, Planned, Status, Task
+from .written import WrittenNotebooks
 
 
 class EvalUsageError(BookError):
@@ -198,11 +198,16 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
     freeze (--freeze), remove what removed sections left. Ctrl-C stops every kernel
     and raises KeyboardInterrupt."""
     language = config.project.language
-    written = [write_planned(layout, planned, language)
+    notebooks = WrittenNotebooks.load(layout, language)
+    written = [write_planned(layout, planned, notebooks)
                for planned in plan.planned if not planned.runs]
     executor = Executor(layout, plan.runtimes, list(plan.gpus), plan.jobs,
                         config.execute.timeout, language, on_event)
-    ran = executor.run(list(plan.queue))
+    try:
+        ran = executor.run(list(plan.queue))
+    finally:   # what kernels wrote, or began to write, no entry vouches for
+        notebooks.forget([p.task for p in plan.queue])
+        notebooks.save()
     order = {id(p.task): number for number, p in enumerate(plan.planned)}
     executions = sorted([*written, *ran], key=lambda e: order[id(e.task)])
     report = build_report(executions, functools.partial(executed_notebook, layout),
@@ -216,8 +221,11 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
             options.require_gpu and (e.task.section.name, e.task.tab) in doubtful)],
             language)
     failed = bool(report.failed or (options.require_gpu and report.doubtful))
+    removed = prune(layout, plan)
+    notebooks.forget([], removed)
+    notebooks.save()
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      prune(layout, plan), failed, feature_problems(executions),
+                      removed, failed, feature_problems(executions),
                       output_problems(executions))
 
 
@@ -256,18 +264,18 @@ def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:
     return tuple(sorted(problems))
 
 
-def write_planned(layout: Layout, planned: Planned, language: Language) -> Execution:
+def write_planned(layout: Layout, planned: Planned, notebooks: WrittenNotebooks) -> Execution:
     """The execution of a task no kernel runs: its executed notebook is written from
-    the cache or the frozen store (a notebook without code gets its record cached);
-    FAILED if that cannot be written."""
+    the cache or the frozen store, unless it is already (a notebook without code gets its
+    record cached); FAILED if that cannot be written."""
     record = planned.record
 
     def write() -> None:
         if planned.outcome is Status.NO_CODE and read_cache(
                 layout.cache_record(planned.task.tab, planned.task.section)) != record:
-            save(layout, planned, record, language)
-        elif record is not None:
-            write_executed(layout, planned, record, language)
+            write_cache(layout.cache_record(planned.task.tab, planned.task.section), record)
+        if record is not None:
+            notebooks.write(planned, record)
     return stored(planned, planned.outcome, record, write)
 
 

@@ -1,9 +1,10 @@
 """Execute stage: run each planned notebook in its framework's own kernel.
 
 The cache keeps, with the key, each code cell's outputs by cell id (see
-record.py); every eval writes each executed notebook afresh from today's split
-with those outputs merged in, so prose, headings and .md lines are always
-current and a prose edit runs nothing. Results are written atomically; a failed
+record.py); every eval writes each executed notebook from today's split with
+those outputs merged in (unless it is, untouched, the one written from the same
+inputs: written.py), so prose, headings and .md lines are always current and a
+prose edit runs nothing. Results are written atomically; a failed
 or interrupted notebook caches nothing and keeps its previous good result, and so
 does one whose result the machine refused to save (it fails, at its file). Up
 to `jobs` kernels run at once, longest first, and a section gets up to its
