@@ -17,7 +17,8 @@ printed, one print was enough (the usual case after an edit); else it is printed
 again with those found. Their boxes have a fixed width, so the pages do not move.
 
 Before each print the document is fitted to the page (`print_fit`); the PDF that
-settled is rewritten with compressed object streams (`compact`).
+settled gets its bookmarks' whole titles and is rewritten with compressed object
+streams (`finished`).
 """
 from __future__ import annotations
 
@@ -30,7 +31,7 @@ import os
 import re
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerpri
 from ..core.config import Config
 from ..core.layout import Layout
 from .chromium import full_temp_folder_reported, temp_room_error
-from .bookmarks import whole_titles
+from .bookmarks import outline_items, whole_titles
 from .markup import PageContext
 from .print_fit import LANDSCAPE, MARGINS, TEXT_WIDTH_PX, fit_to_page
 from .typography import typeset
@@ -207,35 +208,52 @@ def page_rules(entries: list[Entry], language: Language) -> tuple[dict[str, str]
 @dataclass(frozen=True)
 class Printed:
     data: bytes
+    """Chromium's PDF, as printed."""
     pages: int
     bookmarks: int
     destinations: dict[str, int]
     """Named destination (an id that a link points to) -> its page number, from 1."""
+    headings: list[str]
+    """The text of the document's headings, which its bookmarks are titled after."""
 
 
-def _count(outline: list) -> int:
-    return sum(_count(item) if isinstance(item, list) else 1 for item in outline)
+def _named_destinations(document) -> Iterator[tuple[str, object]]:
+    """(name, destination) of each named destination of the pikepdf `document`: in the
+    catalogue's /Dests (Chromium's) or its /Names tree."""
+    import pikepdf
+
+    if "/Dests" in document.Root:
+        yield from ((name.lstrip("/"), dest) for name, dest in document.Root.Dests.items())
+    names = document.Root.get("/Names")
+    if names is not None and "/Dests" in names:
+        yield from pikepdf.NameTree(names.Dests).items()
 
 
-def read_pdf(data: bytes) -> Printed:
+def read_pdf(data: bytes, headings: list[str]) -> Printed:
     """What a printed PDF holds: pages, bookmarks, where each link target landed."""
-    from pypdf import PdfReader
+    import pikepdf
 
-    reader = PdfReader(io.BytesIO(data))
-    destinations = {name.lstrip("/"): reader.get_destination_page_number(dest) + 1
-                    for name, dest in reader.named_destinations.items()}
-    return Printed(data, len(reader.pages), _count(reader.outline), destinations)
+    with pikepdf.open(io.BytesIO(data)) as document:
+        numbers = {page.objgen: number for number, page in enumerate(document.pages, 1)}
+        destinations = {}
+        for name, dest in _named_destinations(document):
+            target = dest.D if isinstance(dest, pikepdf.Dictionary) else dest
+            destinations[name] = numbers.get(target[0].objgen, 0)
+        bookmarks = sum(1 for _ in outline_items(document))
+        return Printed(data, len(document.pages), bookmarks, destinations, headings)
 
 
-def compact(data: bytes) -> bytes:
-    """The PDF rewritten by qpdf (pikepdf) with its objects in compressed object streams
-    and its cross-reference as a stream (PDF 1.5): Chromium writes the structure tree of
-    a tagged PDF as tens of thousands of small uncompressed objects, two thirds of the
-    file. The objects are the same: tags, bookmarks, links and named destinations stay."""
+def finished(printed: Printed) -> bytes:
+    """The PDF as written: its bookmarks titled as its headings (`whole_titles`), rewritten
+    by qpdf (pikepdf) with its objects in compressed object streams and its
+    cross-reference as a stream (PDF 1.5): Chromium writes the structure tree of a tagged
+    PDF as tens of thousands of small uncompressed objects, two thirds of the file. The
+    objects are the same: tags, bookmarks, links and named destinations stay."""
     import pikepdf
 
     written = io.BytesIO()
-    with pikepdf.open(io.BytesIO(data)) as document:
+    with pikepdf.open(io.BytesIO(printed.data)) as document:
+        whole_titles(document, printed.headings)
         document.save(written, object_stream_mode=pikepdf.ObjectStreamMode.generate,
                       compress_streams=True)
     return written.getvalue()
@@ -255,9 +273,8 @@ def _print(page, document: Path) -> Printed:
     fit_to_page(page)
     headings = page.evaluate("Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'),"
                              " heading => heading.innerText)")
-    return read_pdf(whole_titles(page.pdf(format="A4", margin=MARGINS, print_background=True,
-                                          prefer_css_page_size=True, outline=True,
-                                          tagged=True), headings))
+    return read_pdf(page.pdf(format="A4", margin=MARGINS, print_background=True,
+                             prefer_css_page_size=True, outline=True, tagged=True), headings)
 
 
 def landed(printed: Printed, entries: list[Entry]) -> dict[str, int]:
@@ -371,7 +388,7 @@ def _print_tab(book: Book, config: Config, numbers: Numbers, tab: str, layout: L
         printed, prints = print_until_settled(page, layout.print_folder(tab) / DOCUMENT, draft,
                                               _previous_pages(record_path))
         page.close()
-    data = compact(printed.data)
+    data = finished(printed)
     atomic_write(path, data)
     write_stamp(record_path, inputs, pages=printed.pages, bookmarks=printed.bookmarks,
                 pdf=file_hash(path), contents=landed(printed, draft.entries))
