@@ -10,7 +10,7 @@ import nbformat
 import pytest
 
 from conftest import CONFIG, DECLARE, REPO, build, md, write_book
-from tabbook.cli.options import parse_command_line
+from tabbook.cli.options import parse_command_line, pytest_arguments
 
 
 def notebooks(root: Path) -> list[str]:
@@ -122,6 +122,18 @@ def test_test_command_passes_options_and_named_tests_to_pytest():
     result = build(REPO, "test", "tests/test_report.py", "-k", "device_names", "-q")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"\b1 passed, \d+ deselected", result.stdout), result.stdout
+
+
+def test_the_fast_suite_is_spread_over_the_cores_unless_told_otherwise():
+    fast = ["-m", "not kernels and not browser and not network and not slurm"]
+    assert pytest_arguments(["--fast"], REPO) == [str(REPO / "tests"), *fast, "-n", "auto"]
+    assert pytest_arguments(["--fast", "tests/test_report.py", "-x"], REPO) == \
+        [*fast, "-n", "auto", "tests/test_report.py", "-x"]
+    for told in (["-n", "1"], ["-n0"], ["--numprocesses=3"], ["-p", "no:xdist"],
+                 ["-pno:xdist"]):
+        assert pytest_arguments(["--fast", *told], REPO) == [str(REPO / "tests"), *fast, *told]
+    # The whole suite keeps one process: its browser and Slurm layers start their own.
+    assert pytest_arguments(["-k", "spelling"], REPO) == [str(REPO / "tests"), "-k", "spelling"]
 
 
 def test_test_is_a_command_only_in_the_lead():
