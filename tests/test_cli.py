@@ -4,13 +4,14 @@ from __future__ import annotations
 import json
 import re
 import shutil
+import subprocess
 from pathlib import Path
 
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, REPO, build, md, write_book
-from tabbook.cli.options import parse_command_line
+from conftest import CONFIG, DECLARE, REPO, build, copy_repository, md, write_book
+from tabbook.cli.options import parse_command_line, pytest_arguments
 
 
 def notebooks(root: Path) -> list[str]:
@@ -39,19 +40,34 @@ def test_check_names_an_unclosed_begin_tab(repo_copy):
     assert "nothing was built" in result.stderr
 
 
-def test_notebooks_of_the_whole_book_are_valid(repo_copy):
-    result = build(repo_copy, "notebooks")
+@pytest.fixture(scope="module")
+def split_repository(tmp_path_factory) -> tuple[Path, subprocess.CompletedProcess]:
+    """A copy of this repository split by `build.py notebooks`, once per module (per
+    worker under xdist), and that command's result; `split_copy` gives one to change."""
+    root = copy_repository(tmp_path_factory.mktemp("split") / "book")
+    result = build(root, "notebooks")
     assert result.returncode == 0, result.stderr
-    written = notebooks(repo_copy)
+    return root, result
+
+
+@pytest.fixture
+def split_copy(split_repository, tmp_path) -> Path:
+    """A copy of `split_repository` of one's own, its _build included, to edit and build."""
+    return shutil.copytree(split_repository[0], tmp_path / "book", symlinks=True)
+
+
+def test_notebooks_of_the_whole_book_are_valid(split_repository):
+    root, result = split_repository
+    written = notebooks(root)
     for tab in ("pytorch", "mxnet", "tensorflow"):
         assert f"{tab}/chapter_gpu/use-gpu.ipynb" in written
     for name in written:
-        notebook = nbformat.read(repo_copy / "_build" / "notebooks" / name, as_version=4)
+        notebook = nbformat.read(root / "_build" / "notebooks" / name, as_version=4)
         nbformat.validate(notebook)
         assert notebook.cells, name
     lines = result.stdout.strip().split("\n")
     assert lines[-1].startswith(f"notebooks: {len(written)} in _build/notebooks")
-    total = len(list((repo_copy / "chapters").rglob("*.md")))
+    total = len(list((root / "chapters").rglob("*.md")))
     assert any(re.fullmatch(rf"\[ ?\d+/{total}\] chapter_gpu/use-gpu: pytorch, mxnet, tensorflow",
                             line) for line in lines)
 
@@ -75,26 +91,24 @@ def test_bad_options_are_clear_errors(repo_copy):
     assert not (repo_copy / "_build").exists()
 
 
-def test_failed_checks_write_nothing_and_keep_earlier_results(repo_copy):
-    assert build(repo_copy, "notebooks").returncode == 0
-    target = repo_copy / "_build/notebooks/pytorch/chapter_gpu/use-gpu.ipynb"
+def test_failed_checks_write_nothing_and_keep_earlier_results(split_copy):
+    target = split_copy / "_build/notebooks/pytorch/chapter_gpu/use-gpu.ipynb"
     before = target.read_bytes()
-    section = repo_copy / "chapters" / "chapter_gpu" / "use-gpu.md"
+    section = split_copy / "chapters" / "chapter_gpu" / "use-gpu.md"
     text = section.read_text(encoding="utf-8")
     section.write_text(text.replace("X = torch.ones(2, 3, device=try_gpu())",
                                     "X = torch.ones(2, 3, device=try_gpu()"), encoding="utf-8")
-    result = build(repo_copy, "notebooks")
+    result = build(split_copy, "notebooks")
     assert result.returncode == 1
     assert "chapters/chapter_gpu/use-gpu.md:" in result.stderr
     assert "[pytorch] does not compile: '(' was never closed" in result.stderr
     assert target.read_bytes() == before
 
 
-def test_stale_notebooks_are_removed_and_unchanged_ones_not_rewritten(repo_copy):
-    assert build(repo_copy, "notebooks").returncode == 0
-    stale = repo_copy / "_build/notebooks/pytorch/chapter_gpu/old.ipynb"
+def test_stale_notebooks_are_removed_and_unchanged_ones_not_rewritten(split_copy):
+    stale = split_copy / "_build/notebooks/pytorch/chapter_gpu/old.ipynb"
     stale.write_text("{}")
-    result = build(repo_copy, "notebooks")
+    result = build(split_copy, "notebooks")
     assert not stale.exists()
     assert "0 written" in result.stdout and "1 stale removed" in result.stdout
 
@@ -108,12 +122,11 @@ def test_config_errors_stop_the_build(repo_copy):
         result.stderr
 
 
-def test_notebook_json_is_deterministic(repo_copy, tmp_path):
-    assert build(repo_copy, "notebooks").returncode == 0
-    first = {n: (repo_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(repo_copy)}
-    shutil.rmtree(repo_copy / "_build")
-    assert build(repo_copy, "notebooks").returncode == 0
-    second = {n: (repo_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(repo_copy)}
+def test_notebook_json_is_deterministic(split_copy):
+    first = {n: (split_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(split_copy)}
+    shutil.rmtree(split_copy / "_build")
+    assert build(split_copy, "notebooks").returncode == 0
+    second = {n: (split_copy / "_build/notebooks" / n).read_bytes() for n in notebooks(split_copy)}
     assert first == second
     assert json.loads(next(iter(first.values())))["nbformat"] == 4
 
@@ -122,6 +135,18 @@ def test_test_command_passes_options_and_named_tests_to_pytest():
     result = build(REPO, "test", "tests/test_report.py", "-k", "device_names", "-q")
     assert result.returncode == 0, result.stdout + result.stderr
     assert re.search(r"\b1 passed, \d+ deselected", result.stdout), result.stdout
+
+
+def test_the_fast_suite_is_spread_over_the_cores_unless_told_otherwise():
+    fast = ["-m", "not kernels and not browser and not network and not slurm"]
+    assert pytest_arguments(["--fast"], REPO) == [str(REPO / "tests"), *fast, "-n", "auto"]
+    assert pytest_arguments(["--fast", "tests/test_report.py", "-x"], REPO) == \
+        [*fast, "-n", "auto", "tests/test_report.py", "-x"]
+    for told in (["-n", "1"], ["-n0"], ["--numprocesses=3"], ["-p", "no:xdist"],
+                 ["-pno:xdist"]):
+        assert pytest_arguments(["--fast", *told], REPO) == [str(REPO / "tests"), *fast, *told]
+    # The whole suite keeps one process: its browser and Slurm layers start their own.
+    assert pytest_arguments(["-k", "spelling"], REPO) == [str(REPO / "tests"), "-k", "spelling"]
 
 
 def test_test_is_a_command_only_in_the_lead():

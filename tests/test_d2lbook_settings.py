@@ -103,6 +103,7 @@ def test_eval_force_executes_it_and_the_site_still_shows_it_unexecuted(tmp_path,
     assert "42" not in page and "exécuté le" not in page
 
 
+@pytest.mark.browser   # the whole build prints the PDFs with Chromium
 def test_the_whole_build_of_a_book_that_is_not_executed_splits_once(tmp_path):
     root = not_executed_book(tmp_path)
     assert build(REPO, "-C", str(root), "lib").returncode == 0

@@ -42,7 +42,7 @@ from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book
 from .console import Console
-from .options import parse_command_line
+from .options import parse_command_line, pytest_arguments
 from .selection import Selection, UsageError, eval_options, select, selected_tabs
 
 INTERRUPTED = 130
@@ -92,17 +92,8 @@ def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int
     """The build system's own test suite (whatever book -C names); with `--fast`, only
     the tests that need no framework kernel, browser, network or Slurm."""
     ensure_test_tools()
-    root = TOOL_ROOT
-    pytest_args = [arg for arg in args.pytest_args if arg != "--fast"]
-    # --fast: the tests in none of the slow layers that pytest.ini declares.
-    layers = ["-m", "not kernels and not browser and not network and not slurm"] \
-        if "--fast" in args.pytest_args else []
-    # The whole suite unless some tests are named (`test tests/test_report.py`).
-    named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
-                for arg in pytest_args)
     return subprocess.call([sys.executable, "-m", "pytest",
-                            *([] if named else [str(root / "tests")]), *layers, *pytest_args],
-                           cwd=root)
+                            *pytest_arguments(args.pytest_args, TOOL_ROOT)], cwd=TOOL_ROOT)
 
 
 def command_gather(args: argparse.Namespace, root: Path, console: Console) -> int:

@@ -163,3 +163,19 @@ def parse_command_line(argv: list[str]) -> argparse.Namespace:
         args.pytest_args = argv[1:]
         return args
     return parser.parse_args(command_first(parser, argv))
+
+
+def pytest_arguments(given: list[str], root: Path) -> list[str]:
+    """pytest's arguments for `build.py test <given>`, run in `root`. --fast: the tests in
+    none of the slow layers of pytest.ini, spread over the machine's cores (pytest-xdist)
+    unless the command line says how (-n, -p no:xdist)."""
+    pytest_args = [arg for arg in given if arg != "--fast"]
+    layers = ["-m", "not kernels and not browser and not network and not slurm"] \
+        if "--fast" in given else []
+    if layers and not any(arg.startswith(("-n", "--numprocesses", "-pno:xdist"))
+                          or arg == "no:xdist" for arg in pytest_args):
+        layers += ["-n", "auto"]
+    # The whole suite unless some tests are named (`test tests/test_report.py`).
+    named = any(not arg.startswith("-") and (root / arg.split("::")[0]).exists()
+                for arg in pytest_args)
+    return [*([] if named else [str(root / "tests")]), *layers, *pytest_args]
