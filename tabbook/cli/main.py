@@ -41,6 +41,7 @@ from ..output.serve import Rebuilt, serve
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book
+from ..source.section_cache import SectionCache
 from .console import Console
 from .options import parse_command_line
 from .selection import Selection, UsageError, eval_options, select, selected_tabs
@@ -122,8 +123,10 @@ def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Confi
     the build (an error, or a warning when strict)."""
     config = load_config(root)
     strict = strict or config.build.strict
-    book, problems = parse_book(config)
-    problems = sorted(set(problems) | set(check_book(book, config)) | set(config.warnings))
+    sections = SectionCache(config, Layout(root))   # unchanged files are not read again
+    book, problems = parse_book(config, sections.read)
+    problems = sorted(set(problems) | set(check_book(book, config, sections.checks))
+                      | set(config.warnings))
     console.problems(problems, strict)
     if any(strict or not p.warning for p in problems):
         return None

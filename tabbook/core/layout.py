@@ -76,6 +76,11 @@ class Layout:
         """A notebook's execution record: its cache key and outputs by cell id."""
         return self.cache_records(tab) / section.path.with_suffix(".json")
 
+    def parsed_section(self, relative: Path) -> Path:
+        """A source file's parsed Section and its own problems (`source/section_cache.py`);
+        `relative` to the source folder."""
+        return self.build / "cache" / "parsed-sections" / relative.with_suffix(".pickle")
+
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""
         return self.build / "cache" / f"runtime-{tab}.json"
