@@ -13,7 +13,7 @@ from tabbook.core.layout import Layout
 from tabbook.core.model import Book
 from tabbook.source import section_cache
 from tabbook.source.check import check_book
-from tabbook.source.parse import parse_book
+from tabbook.source.parse import parse_book, source_files
 
 SECTION = md(
     "# Section",
@@ -135,3 +135,22 @@ def test_check_prints_the_same_warnings_from_the_cache(tmp_path):
     assert "fig_absente" in cold.stderr and "add_to_class(B)" in cold.stderr
     assert (warm.returncode, warm.stdout, warm.stderr) == \
         (cold.returncode, cold.stdout, cold.stderr)
+
+
+def test_entries_made_by_parallel_workers_are_those_of_one_process(tmp_path, parses,
+                                                                    monkeypatch):
+    sections = {f"chap/sec{n}.md": SECTION.replace("# Section", f"# Section {n}")
+                for n in range(6)}
+    toc = "\n".join(name[5:-3] for name in sections)
+    root = write_book(tmp_path, {**FILES, **sections,
+                                 "chap/index.md": f"# Chapitre\n\n```toc\nsec\nother\n{toc}\n```\n"})
+    monkeypatch.setattr(section_cache, "PARALLEL_FROM", 2)
+    monkeypatch.setattr(section_cache.os, "sched_getaffinity", lambda pid: {0, 1})
+    config = load_config(root)
+    cache = section_cache.SectionCache(config, Layout(root))
+    cache.prefill(source_files(config))
+    assert parses == []   # all parsed by the workers
+    entries = Layout(root).parsed_section(Path("any.md")).parent
+    assert len(list(entries.rglob("*.pickle"))) == 10
+    assert_same(cached(root), from_scratch(root))
+    assert parses == []

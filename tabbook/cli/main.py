@@ -40,7 +40,7 @@ from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
-from ..source.parse import parse_book
+from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
 from .console import Console
 from .options import parse_command_line
@@ -124,6 +124,7 @@ def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Confi
     config = load_config(root)
     strict = strict or config.build.strict
     sections = SectionCache(config, Layout(root))   # unchanged files are not read again
+    sections.prefill(source_files(config))
     book, problems = parse_book(config, sections.read)
     problems = sorted(set(problems) | set(check_book(book, config, sections.checks))
                       | set(config.warnings))

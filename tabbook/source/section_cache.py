@@ -14,8 +14,13 @@ import copyreg
 import dataclasses
 import hashlib
 import io
+import multiprocessing
+import os
 import pickle
 import sys
+from collections.abc import Iterable
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it.token import Token
@@ -27,6 +32,22 @@ from ..core.layout import Layout
 from ..core.model import Problem, Section
 from .check import SectionCheck, check_section
 from .parse import section_of
+
+
+PARALLEL_FROM = 16
+"""Fewer files to parse than this are parsed in the command's own process: starting the
+workers would cost more than it saves."""
+
+
+@dataclass(frozen=True)
+class _Source:
+    """A source file's bytes, its names and the key of its entry."""
+    data: bytes
+    relative: Path
+    """Relative to the source folder."""
+    display: str
+    """As messages name it."""
+    key: str
 
 
 class SectionCache:
@@ -42,31 +63,73 @@ class SectionCache:
     def read(self, file: Path, source_root: Path, project_root: Path,
              book_tabs: tuple[str, ...]) -> tuple[Section, list[Problem]]:
         """A `parse.SectionReader`."""
+        source = self._source(file, source_root, project_root)
+        found = _load(self.layout.parsed_section(source.relative), source.key)
+        if found is None:
+            found = self._made(source)
+        section, problems, self.checks[source.display] = found
+        return section, problems
+
+    def prefill(self, files: Iterable[Path]) -> None:
+        """Make the missing or stale entries of `files` (absolute paths) on every core at
+        once, when there are many (a first command, a new version of the build): `read`
+        then finds them made. Entries are files, so the order of the work changes nothing."""
+        source_root, project_root = self.config.source_root.resolve(), self.config.root.resolve()
+        sources = (self._source(file, source_root, project_root) for file in sorted(files))
+        stale = [source for source in sources
+                 if not _holds(self.layout.parsed_section(source.relative), source.key)]
+        cores = len(os.sched_getaffinity(0))
+        if len(stale) < PARALLEL_FROM or cores < 2:
+            return
+        global _FILLING
+        _FILLING = self   # what the forked workers inherit
+        context = multiprocessing.get_context("fork")
+        with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
+            for _ in pool.map(_fill, stale, chunksize=4):
+                pass
+
+    def _source(self, file: Path, source_root: Path, project_root: Path) -> _Source:
         data = file.read_bytes()
         relative = file.relative_to(source_root)
-        source = file.relative_to(project_root).as_posix()
-        key = hashlib.sha256("\0".join((self.common, relative.as_posix(), source, *book_tabs))
-                             .encode() + b"\0" + data).hexdigest()
-        entry = self.layout.parsed_section(relative)
-        found = _load(entry, key)
-        if found is None:
-            section, problems = section_of(data, relative, source, book_tabs)
-            found = section, problems, check_section(section, self.config)
-            _store(entry, key, found)
-        section, problems, self.checks[source] = found
-        return section, problems
+        display = file.relative_to(project_root).as_posix()
+        named = "\0".join((self.common, relative.as_posix(), display, *self.config.build.tabs))
+        return _Source(data, relative, display,
+                       hashlib.sha256(named.encode() + b"\0" + data).hexdigest())
+
+    def _made(self, source: _Source) -> Entry:
+        """Parse and check the file; store its entry."""
+        section, problems = section_of(source.data, source.relative, source.display,
+                                       self.config.build.tabs)
+        made = section, problems, check_section(section, self.config)
+        _store(self.layout.parsed_section(source.relative), source.key, made)
+        return made
 
 
 Entry = tuple[Section, list[Problem], SectionCheck]
+_FILLING: SectionCache | None = None
+"""The cache whose entries the workers of `prefill` make."""
+
+
+def _fill(source: _Source) -> None:
+    _FILLING._made(source)
+
+
+def _holds(path: Path, key: str) -> bool:
+    """Whether the entry at `path` is the one of `key` (read no further than the key)."""
+    try:
+        with path.open("rb") as entry:
+            return entry.read(len(key) + 1) == key.encode() + b"\n"
+    except OSError:
+        return False
 
 
 def _load(path: Path, key: str) -> Entry | None:
     """The entry at `path` if it holds `key`; None if it does not or cannot be read."""
     try:
-        stored_key, entry = pickle.loads(path.read_bytes())
+        stored_key, _, pickled = path.read_bytes().partition(b"\n")
+        return pickle.loads(pickled) if stored_key == key.encode() else None
     except Exception:   # missing, truncated, or pickled by other code: made again
         return None
-    return entry if stored_key == key else None
 
 
 def _store(path: Path, key: str, entry: Entry) -> None:
@@ -74,7 +137,8 @@ def _store(path: Path, key: str, entry: Entry) -> None:
     data = io.BytesIO()
     pickler = pickle.Pickler(data, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = {**copyreg.dispatch_table, Token: _token_reduced}
-    pickler.dump((key, entry))
+    data.write(key.encode() + b"\n")
+    pickler.dump(entry)
     try:
         atomic_write(path, data.getvalue())
     except OSError:
