@@ -13,6 +13,8 @@ from .model import Section
 
 BUILD_DIR = "_build"
 FROZEN_DIR = "frozen"
+PARSED_SECTIONS = "parsed-sections"
+"""The folder of `_build` holding the section cache (`source/section_cache.py`)."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +81,7 @@ class Layout:
     def parsed_section(self, relative: Path) -> Path:
         """A source file's parsed Section and its own problems (`source/section_cache.py`);
         `relative` to the source folder."""
-        return self.build / "cache" / "parsed-sections" / relative.with_suffix(".pickle")
+        return self.build / PARSED_SECTIONS / relative.with_suffix(".pickle")
 
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""
