@@ -36,8 +36,10 @@ def from_scratch(root: Path) -> tuple[Book, list]:
 def cached(root: Path) -> tuple[Book, list]:
     """The book and its problems as `build.py` loads them, through the section cache."""
     config = load_config(root)
+    Layout(root).build.mkdir(exist_ok=True)   # a book built already: entries are saved
     sections = section_cache.SectionCache(config, Layout(root))
     book, problems = parse_book(config, sections.read)
+    sections.save()
     return book, [*problems, *check_book(book, config, sections.checks)]
 
 
@@ -130,6 +132,7 @@ def test_unreadable_entry_is_made_again(tmp_path, parses, damage):
 def test_check_prints_the_same_warnings_from_the_cache(tmp_path):
     root = with_build_system(write_book(tmp_path, FILES, CONFIG.replace(
         "warning_is_error = True", "warning_is_error = False")))
+    Layout(root).build.mkdir()   # a book built already: check keeps its cache
     cold, warm = build(root, "check"), build(root, "--recheck", "check")
     assert Layout(root).parsed_section(Path("chap/sec.md")).is_file()
     assert "fig_absente" in cold.stderr and "add_to_class(B)" in cold.stderr
@@ -146,10 +149,12 @@ def test_entries_made_by_parallel_workers_are_those_of_one_process(tmp_path, par
                                  "chap/index.md": f"# Chapitre\n\n```toc\nsec\nother\n{toc}\n```\n"})
     monkeypatch.setattr(section_cache, "PARALLEL_FROM", 2)
     monkeypatch.setattr(section_cache.os, "sched_getaffinity", lambda pid: {0, 1})
+    Layout(root).build.mkdir()
     config = load_config(root)
     cache = section_cache.SectionCache(config, Layout(root))
     cache.prefill(source_files(config))
     assert parses == []   # all parsed by the workers
+    cache.save()
     entries = Layout(root).parsed_section(Path("any.md")).parent
     assert len(list(entries.rglob("*.pickle"))) == 10
     assert_same(cached(root), from_scratch(root))

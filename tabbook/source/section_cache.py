@@ -54,26 +54,31 @@ class SectionCache:
     """`read` parses and checks a source file, or takes both from its entry; `checks`
     holds the section checks of every file read, by display path, for `check_book`."""
 
-    def __init__(self, config: Config, layout: Layout):
+    def __init__(self, config: Config, layout: Layout, prefill: Iterable[Path] = ()):
         self.config, self.layout = config, layout
         read_config = (config.build.tabs, config.build.default_tab, sorted(config.library.tabs))
         self.common = fingerprint(PACKAGE.parent, tool_files(), sys.version, repr(read_config))
         self.checks: dict[str, SectionCheck] = {}
+        self.unsaved: dict[Path, bytes] = {}
+        """Entries made by this command, written by `save`."""
+        self.prefill(prefill)
 
     def read(self, file: Path, source_root: Path, project_root: Path,
              book_tabs: tuple[str, ...]) -> tuple[Section, list[Problem]]:
         """A `parse.SectionReader`."""
         source = self._source(file, source_root, project_root)
-        found = _load(self.layout.parsed_section(source.relative), source.key)
+        path = self.layout.parsed_section(source.relative)
+        found = _load(self.unsaved.get(path) or _read(path), source.key)
         if found is None:
-            found = self._made(source)
+            self.unsaved[path] = _pickled(source.key, self._made(source))
+            found = _load(self.unsaved[path], source.key)
         section, problems, self.checks[source.display] = found
         return section, problems
 
     def prefill(self, files: Iterable[Path]) -> None:
         """Make the missing or stale entries of `files` (absolute paths) on every core at
         once, when there are many (a first command, a new version of the build): `read`
-        then finds them made. Entries are files, so the order of the work changes nothing."""
+        then finds them made, in any order."""
         source_root, project_root = self.config.source_root.resolve(), self.config.root.resolve()
         sources = (self._source(file, source_root, project_root) for file in sorted(files))
         stale = [source for source in sources
@@ -85,8 +90,17 @@ class SectionCache:
         _FILLING = self   # what the forked workers inherit
         context = multiprocessing.get_context("fork")
         with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
-            for _ in pool.map(_fill, stale, chunksize=4):
-                pass
+            for source, entry in zip(stale, pool.map(_fill, stale, chunksize=4)):
+                self.unsaved[self.layout.parsed_section(source.relative)] = entry
+
+    def save(self) -> None:
+        """Write the entries made by this command, in a book built already (a command that
+        builds saves them under its lock): checking a book never built creates no `_build`."""
+        if not self.layout.build.is_dir():
+            return
+        for path, entry in self.unsaved.items():
+            _store(path, entry)
+        self.unsaved.clear()
 
     def _source(self, file: Path, source_root: Path, project_root: Path) -> _Source:
         data = file.read_bytes()
@@ -97,12 +111,10 @@ class SectionCache:
                        hashlib.sha256(named.encode() + b"\0" + data).hexdigest())
 
     def _made(self, source: _Source) -> Entry:
-        """Parse and check the file; store its entry."""
+        """Parse and check the file."""
         section, problems = section_of(source.data, source.relative, source.display,
                                        self.config.build.tabs)
-        made = section, problems, check_section(section, self.config)
-        _store(self.layout.parsed_section(source.relative), source.key, made)
-        return made
+        return section, problems, check_section(section, self.config)
 
 
 Entry = tuple[Section, list[Problem], SectionCheck]
@@ -110,8 +122,15 @@ _FILLING: SectionCache | None = None
 """The cache whose entries the workers of `prefill` make."""
 
 
-def _fill(source: _Source) -> None:
-    _FILLING._made(source)
+def _fill(source: _Source) -> bytes:
+    return _pickled(source.key, _FILLING._made(source))
+
+
+def _read(path: Path) -> bytes:
+    try:
+        return path.read_bytes()
+    except OSError:
+        return b""
 
 
 def _holds(path: Path, key: str) -> bool:
@@ -123,24 +142,29 @@ def _holds(path: Path, key: str) -> bool:
         return False
 
 
-def _load(path: Path, key: str) -> Entry | None:
-    """The entry at `path` if it holds `key`; None if it does not or cannot be read."""
+def _load(stored: bytes, key: str) -> Entry | None:
+    """The entry `stored` if it holds `key`; None if it does not or cannot be read."""
     try:
-        stored_key, _, pickled = path.read_bytes().partition(b"\n")
+        stored_key, _, pickled = stored.partition(b"\n")
         return pickle.loads(pickled) if stored_key == key.encode() else None
-    except Exception:   # missing, truncated, or pickled by other code: made again
+    except Exception:   # truncated, or pickled by other code: made again
         return None
 
 
-def _store(path: Path, key: str, entry: Entry) -> None:
-    """Write the entry atomically; a cache that cannot be written is only a slower build."""
+def _pickled(key: str, entry: Entry) -> bytes:
+    """The entry as stored: its key on the first line, then the pickled entry."""
     data = io.BytesIO()
     pickler = pickle.Pickler(data, protocol=pickle.HIGHEST_PROTOCOL)
     pickler.dispatch_table = {**copyreg.dispatch_table, Token: _token_reduced}
     data.write(key.encode() + b"\n")
     pickler.dump(entry)
+    return data.getvalue()
+
+
+def _store(path: Path, entry: bytes) -> None:
+    """Write the entry atomically; a cache that cannot be written is only a slower build."""
     try:
-        atomic_write(path, data.getvalue())
+        atomic_write(path, entry)
     except OSError:
         pass
 
