@@ -9,7 +9,9 @@ import pytest
 
 from tabbook.source.branches import (CodeIssue, TAB_MARK, d2lbook_reading, difference, plan,
                                      python_reading)
-from tabbook.source.pycode import analyse
+from conftest import repository_cells
+from tabbook.core.model import CellKind
+from tabbook.source.pycode import analyse, resolve_code
 
 CHAIN = textwrap.dedent("""\
     x = 1
@@ -142,3 +144,17 @@ def test_code_issue_without_mentioned_lines_is_its_message():
     issue = CodeIssue(0, "does not compile: invalid syntax at line 1", "fix the code")
     assert issue.located(40) == "does not compile: invalid syntax at line 1"
     assert CodeIssue(0, "line 2 and line 1", "", (1, 0)).located(40) == "line 41 and line 40"
+
+
+@pytest.mark.parametrize("source", [CHAIN, NESTED, "x = 1\n%%time\ny = (", "%%bash\nls"])
+def test_resolve_code_is_the_analysis_resolution(source):
+    """The split and library stages skip the parse of cells without tab.selected: same code,
+    same origins, same note, in every tab."""
+    for tab in ("pytorch", "mxnet", "tensorflow"):
+        assert resolve_code(source, tab) == analyse(source).resolve(tab)
+
+
+def test_resolve_code_on_every_cell_of_the_book():
+    for _, cell in repository_cells(CellKind.CODE):
+        for tab in ("pytorch", "mxnet", "tensorflow"):
+            assert resolve_code(cell.source, tab) == analyse(cell.source).resolve(tab)

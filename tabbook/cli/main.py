@@ -40,7 +40,8 @@ from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
-from ..source.parse import parse_book
+from ..source.parse import parse_book, source_files
+from ..source.section_cache import SectionCache
 from .console import Console
 from .options import parse_command_line, pytest_arguments
 from .selection import Selection, UsageError, eval_options, select, selected_tabs
@@ -108,17 +109,19 @@ def command_gather(args: argparse.Namespace, root: Path, console: Console) -> in
     return 0
 
 
-def load_checked_book(root: Path, strict: bool, console: Console) -> tuple[Config, Book] | None:
-    """Parse and check the whole book; print the problems and return None if any stops
-    the build (an error, or a warning when strict)."""
+def load_checked_book(root: Path, strict: bool, console: Console) -> tuple | None:
+    """Parse and check the whole book; print the problems, None if any stops the build."""
     config = load_config(root)
     strict = strict or config.build.strict
-    book, problems = parse_book(config)
-    problems = sorted(set(problems) | set(check_book(book, config)) | set(config.warnings))
+    sections = SectionCache(config, Layout(root), prefill=source_files(config))
+    book, problems = parse_book(config, sections.read)
+    problems = sorted({*problems, *check_book(book, config, sections.checks),
+                       *config.warnings})
     console.problems(problems, strict)
+    sections.save()   # in a book built already: a check makes no _build
     if any(strict or not p.warning for p in problems):
         return None
-    return config, book
+    return config, book, sections
 
 
 def command_check(args: argparse.Namespace, root: Path, console: Console) -> int:
@@ -134,7 +137,7 @@ def command_lib(args: argparse.Namespace, root: Path, console: Console) -> int:
     loaded = load_checked_book(root, args.strict, console)
     if loaded is None:
         return 1
-    config, book = loaded
+    config, book, _ = loaded
     if args.tag:   # the tag of files out of date would name a d2l no notebook runs with
         stale = stale_libraries(book, config)
         console.library_tag(stale, library_tag(library_version(config)))
@@ -189,7 +192,7 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
         loaded = load_checked_book(root, args.strict, console)
         if loaded is None:
             return 1
-        config, book = loaded
+        config, book, sections = loaded
         # Bad option values stop here, before the lock creates _build/.
         build = Build(book, config, Layout(root, config.build.eval_notebook),
                       select(book, config, args),
@@ -200,6 +203,7 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
         if needed:
             raise ConfigError("\n".join(needed))
         with build_lock(build.layout, console):   # once for the whole command
+            sections.save()
             for step in steps:
                 status = step.run(build)
                 if status:

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..bootstrap.environments import CHROMIUM, ENVS_DIR, STAMP, TOOL_ROOT
 from ..bootstrap.records import file_hash, read_record, write_record
-from ..core.layout import BUILD_DIR
+from ..core.layout import BUILD_DIR, PARSED_SECTIONS
 from .options import parse_command_line
 
 BUILDING_COMMANDS = {None, "html", "pdf", "launch", "notebooks", "lib", "eval"}
@@ -112,8 +112,11 @@ def inputs(folder: Path) -> list[str]:
 
 
 def outputs(folder: Path) -> list[str]:
-    """The files of `_build`, its published site too if it is a link; not the stamps."""
-    return [file for file in _files(str(folder / BUILD_DIR), skip={STAMPS}, links=True)
+    """The files of `_build`, its published site too if it is a link; not the stamps, nor
+    the section cache, whose entries are taken by key only (a failed command refreshes
+    them, and its sources put back are still those of the last success)."""
+    return [file for file in _files(str(folder / BUILD_DIR), skip={STAMPS, PARSED_SECTIONS},
+                                    links=True)
             if os.path.basename(file) != ".lock"]
 
 

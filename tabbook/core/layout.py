@@ -13,6 +13,8 @@ from .model import Section
 
 BUILD_DIR = "_build"
 FROZEN_DIR = "frozen"
+PARSED_SECTIONS = "parsed-sections"
+"""The folder of `_build` holding the section cache (`source/section_cache.py`)."""
 
 
 @dataclass(frozen=True)
@@ -75,6 +77,11 @@ class Layout:
     def cache_record(self, tab: str, section: Section) -> Path:
         """A notebook's execution record: its cache key and outputs by cell id."""
         return self.cache_records(tab) / section.path.with_suffix(".json")
+
+    def parsed_section(self, relative: Path) -> Path:
+        """A source file's parsed Section and its own problems (`source/section_cache.py`);
+        `relative` to the source folder."""
+        return self.build / PARSED_SECTIONS / relative.with_suffix(".pickle")
 
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""

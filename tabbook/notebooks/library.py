@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core.config import Config
 from ..core.model import Book, Problem, SourceError
-from ..source.pycode import analyse, statement_start
+from ..source.pycode import resolve_code, statement_start
 from ..source.saving import Saved, saved_definitions
 from ..core.files import write_if_changed
 
@@ -124,7 +124,7 @@ def collect(book: Book, config: Config, tab: str) -> Library:
         for cell in section.code_cells():
             if not cell.in_tab(tab):
                 continue
-            saved, _ = saved_definitions(analyse(cell.source).resolve(tab))
+            saved, _ = saved_definitions(resolve_code(cell.source, tab))
             for item in saved:
                 if not library.add(item, section.display_path):
                     problems.append(Problem(

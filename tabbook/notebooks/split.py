@@ -23,7 +23,7 @@ from ..core.files import write_notebook_if_changed
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
 from ..source.roles import strip_slide_marks
-from ..source.pycode import analyse
+from ..source.pycode import resolve_code
 from .features import annotations
 
 
@@ -65,7 +65,7 @@ def code_cells(section: Section, tab: str) -> dict[int, CodeCell]:
     for position, cell in enumerate(section.cells):
         if cell.kind is not CellKind.CODE or not cell.in_tab(tab):
             continue
-        resolved = analyse(cell.source).resolve(tab)
+        resolved = resolve_code(cell.source, tab)
         source = resolved.text.strip("\n")
         if not source.strip():
             continue

@@ -10,6 +10,8 @@ import difflib
 import posixpath
 import re
 from collections import defaultdict
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from markdown_it.token import Token
@@ -32,6 +34,22 @@ EXTERNAL_SOURCE = re.compile(r"""\bsrc\s*=\s*["']?((?:https?:)?//[^"'\s>]+)""", 
 LOCAL_COPY = "download it into img/ and use the local file"
 # Math tokens of the prose -> whether they are shown as display math.
 MATH = {"math_inline": False, "math_inline_double": True, "math_block": True}
+
+
+@dataclass(frozen=True)
+class SavedClass:
+    """A class that a #@save cell saves for a tab (`line` 0), or that an add_to_class call
+    at `line` needs saved before it: the book-wide check replays them in book order."""
+    tab: str
+    name: str
+    line: int
+
+
+@dataclass(frozen=True)
+class SectionCheck:
+    """What the check finds in one section alone (what the section cache keeps)."""
+    problems: tuple[Problem, ...]
+    saves: tuple[SavedClass, ...]
 
 
 class _Findings:
@@ -111,10 +129,11 @@ def _bringer(cell: Cell, tab: str) -> str:
     return f"{what} {', '.join(cell.tabs)}"
 
 
-def _code_problems(section: Section, config: Config,
-                   saved_classes: dict[str, set[str]]) -> list[Problem]:
-    """Compile every code cell for each of its tabs; check #@save and add_to_class."""
+def _code_problems(section: Section, config: Config) -> tuple[list[Problem], list[SavedClass]]:
+    """Compile every code cell for each of its tabs; check #@save. What add_to_class needs
+    of earlier sections is returned, in order, for the book-wide check (`_unsaved_classes`)."""
     found = _Findings(section)
+    saves: list[SavedClass] = []
     book_tabs = config.build.tabs
     extensions = loads_extension([cell.source for cell in section.code_cells()])
     for cell in section.code_cells():
@@ -130,8 +149,8 @@ def _code_problems(section: Section, config: Config,
                           f"use one of: {', '.join(book_tabs)}")
         for tab in section.tabs:
             if tab in book_tabs and cell.in_tab(tab):
-                _check_resolved(found, cell, tab, analysis, saved_classes[tab])
-    return found.problems
+                saves += _check_resolved(found, cell, tab, analysis)
+    return found.problems, saves
 
 
 def _marks_saved_nowhere(sections: list[Section], config: Config) -> list[Problem]:
@@ -160,11 +179,10 @@ def _check_indentation(found: _Findings, cell: Cell) -> None:
                       "indent with spaces (4 per level)")
 
 
-def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
-                    saved_classes: set[str]) -> None:
-    """A cell's code for one tab: it compiles, and what #@save saves can be saved.
-
-    `saved_classes` (the tab's classes saved so far, in book order) grows with the cell's."""
+def _check_resolved(found: _Findings, cell: Cell, tab: str,
+                    analysis: Analysis) -> list[SavedClass]:
+    """A cell's code for one tab: it compiles, and what #@save saves can be saved; the
+    classes it saves and those its add_to_class calls need, in order."""
     resolved = analysis.resolve(tab)
     if resolved.note:   # d2lbook reads the branches otherwise than Python
         found.add(cell.line + resolved.note.index, resolved.note.located(cell.line),
@@ -172,7 +190,7 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
     issue = analysis.syntax_error or compile_issue(resolved)
     if issue:
         found.add(cell.line + issue.index, issue.located(cell.line), issue.fix, tab)
-        return
+        return []
     saved, issues = saved_definitions(resolved)
     for issue in issues:
         found.add(cell.line + issue.index, issue.located(cell.line), issue.fix, tab)
@@ -183,15 +201,26 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str, analysis: Analysis,
                   "line saves the imports up to the first blank line only (d2lbook's rule)",
                   "remove the blank line, or mark this code with its own #@save", tab,
                   warning=True)
-    for definition in saved:
-        if definition.kind == "class":
-            saved_classes.add(definition.name)
-        elif definition.kind == "method" and definition.target_class not in saved_classes:
-            found.add(cell.line + definition.index,
-                      f"add_to_class({definition.target_class}): class "
-                      f"{definition.target_class!r} is not saved earlier in book order",
-                      f"save `class {definition.target_class}` with #@save in an earlier "
-                      "section or cell", tab)
+    return [SavedClass(tab, definition.name if definition.kind == "class"
+                       else definition.target_class,
+                       0 if definition.kind == "class" else cell.line + definition.index)
+            for definition in saved if definition.kind in ("class", "method")]
+
+
+def _unsaved_classes(section: Section, saves: Sequence[SavedClass],
+                     saved_classes: dict[str, set[str]]) -> list[Problem]:
+    """The add_to_class calls of `section` whose class is not saved earlier in book order;
+    `saved_classes` (each tab's classes saved so far) grows with the section's."""
+    found = _Findings(section)
+    for save in saves:
+        known = saved_classes[save.tab]
+        if not save.line:
+            known.add(save.name)
+        elif save.name not in known:
+            found.add(save.line, f"add_to_class({save.name}): class {save.name!r} is not "
+                      "saved earlier in book order", f"save `class {save.name}` with #@save "
+                      "in an earlier section or cell", save.tab)
+    return found.problems
 
 
 def _label_problems(sections: list[Section]) -> tuple[set[str], list[Problem]]:
@@ -334,15 +363,24 @@ def _merge_tabs(problems: list[Problem]) -> list[Problem]:
                   for key, found in tabs.items())
 
 
-def check_book(book: Book, config: Config) -> list[Problem]:
-    """All problems of the book (the parser's are passed separately)."""
+def check_section(section: Section, config: Config) -> SectionCheck:
+    """What can be wrong in `section` whatever the rest of the book holds."""
+    code, saves = _code_problems(section, config)
+    return SectionCheck((*_tab_problems(section, config), *code, *_prose_problems(section)),
+                        tuple(saves))
+
+
+def check_book(book: Book, config: Config,
+               checked: Mapping[str, SectionCheck] = {}) -> list[Problem]:
+    """All problems of the book (the parser's are passed separately). `checked` holds the
+    sections already checked alone (`check_section`), by display path."""
     sections = book.pages() + book.orphans
     problems = _orphan_problems(book)
     saved_classes: dict[str, set[str]] = defaultdict(set)
     for section in sections:
-        problems += _tab_problems(section, config)
-        problems += _code_problems(section, config, saved_classes)
-        problems += _prose_problems(section)
+        alone = checked.get(section.display_path) or check_section(section, config)
+        problems += alone.problems
+        problems += _unsaved_classes(section, alone.saves, saved_classes)
     problems += _reference_problems(sections, book)
     for feature in FEATURES:
         if feature.check_book is not None:

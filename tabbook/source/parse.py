@@ -11,6 +11,7 @@ from __future__ import annotations
 import fnmatch
 import glob
 from pathlib import Path
+from typing import Callable
 
 from ..core.config import Config
 from ..core.layout import Layout
@@ -18,13 +19,24 @@ from ..core.model import Book, Chapter, Problem, Section, SourceError, TocEntry
 from .sections import SectionParser
 
 
+SectionReader = Callable[[Path, Path, Path, tuple[str, ...]], tuple[Section, list[Problem]]]
+"""(file, source root, project root, book tabs) -> the file's Section and its problems:
+`parse_section`, or the section cache's reader (`section_cache.SectionCache.read`)."""
+
+
 def parse_section(file: Path, source_root: Path, project_root: Path,
                   book_tabs: tuple[str, ...]) -> tuple[Section, list[Problem]]:
     """Read one .md file into a Section, with the problems met on the way."""
-    relative = file.relative_to(source_root)
-    source = file.relative_to(project_root).as_posix()
+    return section_of(file.read_bytes(), file.relative_to(source_root),
+                      file.relative_to(project_root).as_posix(), book_tabs)
+
+
+def section_of(data: bytes, relative: Path, source: str,
+               book_tabs: tuple[str, ...]) -> tuple[Section, list[Problem]]:
+    """The Section of a .md file's bytes (`relative` to the source folder, `source` as
+    messages name it), with the problems met on the way."""
     section = Section(path=relative, display_path=source)
-    text, problems = read_source(file.read_bytes(), source)
+    text, problems = read_source(data, source)
     parser = SectionParser(section, book_tabs)
     parser.run(text)
     return section, problems + parser.problems
@@ -75,15 +87,17 @@ def source_files(config: Config) -> set[Path]:
                         for pattern in config.build.exclusions)}
 
 
-def parse_book(config: Config) -> tuple[Book, list[Problem]]:
-    """Read the whole book following the TOCs; files outside every TOC become orphans."""
+def parse_book(config: Config, reader: SectionReader = parse_section
+               ) -> tuple[Book, list[Problem]]:
+    """Read the whole book following the TOCs, each file by `reader`; files outside every
+    TOC become orphans."""
     source_root = config.source_root.resolve()
     project_root = config.root.resolve()
     problems: list[Problem] = []
     seen: dict[Path, TocEntry] = {}
 
     def read(file: Path) -> Section:
-        section, found = parse_section(file, source_root, project_root, config.build.tabs)
+        section, found = reader(file, source_root, project_root, config.build.tabs)
         problems.extend(found)
         return section
 

@@ -203,6 +203,15 @@ def analyse(source: str) -> Analysis:
     return analysis
 
 
+def resolve_code(source: str, tab: str) -> Resolved:
+    """`analyse(source).resolve(tab)`; a cell without tab.selected has no branch to choose,
+    so it is not parsed (the split and library stages read every cell of the book, whose
+    parsing the section cache spared the check)."""
+    if "selected" not in source:
+        return Analysis(source.split("\n"), is_python=True).resolve(tab)
+    return analyse(source).resolve(tab)
+
+
 def _find_chains(analysis: Analysis, tree: ast.AST, lines: list[str]) -> None:
     """The if/elif/else chains whose conditions are tab.selected tests."""
     elifs: set[int] = set()
