@@ -49,9 +49,11 @@ def run(root: Path, *args: str) -> float:
 
 
 def built_copy(target: Path) -> Path:
-    """This repository's sources (as the tests copy them) and its whole `_build/`."""
+    """This repository's sources (as the tests copy them), its whole `_build/`, and its
+    environments (linked: set up again, they would cost minutes and measure nothing)."""
     copy_repository(target)
     shutil.copytree(REPO / "_build", target / "_build", symlinks=True)
+    (target / ".envs").symlink_to(REPO / ".envs")
     return target
 
 
