@@ -109,8 +109,10 @@ def command_gather(args: argparse.Namespace, root: Path, console: Console) -> in
     return 0
 
 
-def load_checked_book(root: Path, strict: bool, console: Console) -> tuple | None:
-    """Parse and check the whole book; print the problems, None if any stops the build."""
+def load_checked_book(root: Path, strict: bool, console: Console,
+                      save: bool = True) -> tuple | None:
+    """Parse and check the whole book; print the problems, None if any stops the build.
+    Without `save`, the parsed sections are left for the caller to save under the lock."""
     config = load_config(root)
     strict = strict or config.build.strict
     sections = SectionCache(config, Layout(root), prefill=source_files(config))
@@ -118,7 +120,8 @@ def load_checked_book(root: Path, strict: bool, console: Console) -> tuple | Non
     problems = sorted({*problems, *check_book(book, config, sections.checks),
                        *config.warnings})
     console.problems(problems, strict)
-    sections.save()   # in a book built already: a check makes no _build
+    if save:
+        sections.save()   # in a book built already: a check makes no _build
     if any(strict or not p.warning for p in problems):
         return None
     return config, book, sections
@@ -189,7 +192,8 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
     """The command that checks the book and what its steps need, then runs `steps` under
     the build lock."""
     def command(args: argparse.Namespace, root: Path, console: Console) -> int:
-        loaded = load_checked_book(root, args.strict, console)
+        # Nothing is written in _build before the lock is held, the cache neither.
+        loaded = load_checked_book(root, args.strict, console, save=False)
         if loaded is None:
             return 1
         config, book, sections = loaded
