@@ -277,8 +277,8 @@ CATALOGUE = [
     ("role of no known name",
      {"chap/sec.md": md("# Titre", "Du texte\net (:zzz:`a b`).")},
      [f"{S}:4: warning: unknown role :zzz: in :zzz:`a b` (shown as written; d2lbook's Sphinx "
-      "warns 'Unknown interpreted text role') — use one of the roles :cite:, :eqlabel:, "
-      ":eqref:, :eval:, :label:, :numref:, :ref:"]),
+      "warns 'Unknown interpreted text role') — use one of the roles :check:, :cite:, "
+      ":eqlabel:, :eqref:, :eval:, :label:, :numref:, :ref:"]),
     ("Sphinx role",
      {"chap/sec.md": md("# Titre", "Soit :math:`x^2` ou :kbd:`Ctrl`.")},
      [f"{S}:3: warning: :kbd:`Ctrl`: Sphinx's role :kbd: is not rendered by this build (shown "

@@ -1,5 +1,6 @@
 """Claims (`` :check:`expression` ``): judged in each tab's kernel where an `:eval:` would
 be, shown nowhere, located per tab when false; in the cache key, not in the frozen key.
+Prose variants (`:begin_if:` blocks): each tab shows the variants its run makes true.
 
 The end-to-end tests build a two-tab book (PyTorch and MXNet kernels, for real); the
 others read the feature's functions directly.
@@ -8,6 +9,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import unicodedata
 from pathlib import Path
 
 import nbformat
@@ -25,6 +27,8 @@ RATES = ("```{.python .input}\n%%tab pytorch\nrate = 13195.4\n```\n\n"
          "```{.python .input}\n%%tab mxnet\nrate = 9040.7\n```")
 TRUE_CLAIM = "Ce modèle traite plus de 5 000 images par seconde. :check:`rate > 5000`"
 FALSE_IN_MXNET = "Il en traite plus de 10 000. :check:`rate > 10_000 and slow < rate`"
+VARIANTS = (":begin_if:`rate > 10_000`\nUn débit à cinq chiffres.\n\n```\ncinq\n```\n:end_if:\n"
+            ":begin_if:`rate <= 10_000`\nUn débit à quatre chiffres.\n:end_if:\n\nLa suite.")
 
 
 def section_text(*prose: str) -> str:
@@ -39,7 +43,7 @@ def project(tmp_path_factory, framework_pythons):
     (root / "d2l" / "tensorflow.py").unlink()
     (root / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
     write_book(root, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
-                      "chap/sec.md": section_text(TRUE_CLAIM),
+                      "chap/sec.md": section_text(TRUE_CLAIM, VARIANTS),
                       "chap/other.md": md("# Autre", "```{.python .input}\n%%tab all\n"
                                           "answer = 42\n```", "Elle est paire. "
                                           ":check:`answer % 2 == 0`")},
@@ -82,6 +86,40 @@ def test_a_claim_is_judged_in_every_tab_and_recorded(project):
             {"after": notebook.cells[2].id, "expression": "rate > 5000", "holds": True}]
         # The judging cell is gone; the counts are those of a plain run.
         assert [c.execution_count for c in notebook.cells if c.cell_type == "code"] == [1, 2]
+
+
+def markdown_of(root: Path, folder: str, tab: str) -> str:
+    notebook = nbformat.read(root / f"_build/{folder}/{tab}/chap/sec.ipynb", 4)
+    return "\n".join(c.source for c in notebook.cells if c.cell_type == "markdown")
+
+
+def test_each_tab_shows_the_variant_its_run_makes_true(project):
+    root = project.root
+    for folder in ("eval", "launch"):
+        torch, mxnet = (markdown_of(root, folder, tab) for tab in ("pytorch", "mxnet"))
+        assert "cinq chiffres" in torch and "quatre" not in torch and "cinq\n```" in torch
+        assert "quatre chiffres" in mxnet and "cinq" not in mxnet
+        assert "La suite." in torch and "La suite." in mxnet and "begin_if" not in torch + mxnet
+    # The page shows each variant under its tab, as a :begin_tab: block.
+    html = (root / "_build/html/chap/sec.html").read_text(encoding="utf-8")
+    assert re.findall(r'data-tab="(\w+)"[^>]*><p>Un débit à (\w+) chiffres', html) == [
+        ("pytorch", "cinq"), ("mxnet", "quatre")]
+    assert "begin_if" not in html and html.count("La suite.") == 1
+    for tab, shown, hidden in (("pytorch", "cinq", "quatre"), ("mxnet", "quatre", "cinq")):
+        text = unicodedata.normalize("NFKC", " ".join(p.extract_text() for p in PdfReader(
+            root / "_build" / "pdf" / f"test-book-{tab}.pdf").pages))   # ligatures: ﬀ
+        assert f"{shown} chiffres" in text and f"{hidden} chiffres" not in text
+
+
+def test_a_condition_that_fails_is_located_and_hides_its_block(project, copy):
+    line = edit(copy, TRUE_CLAIM, ":begin_if:`inconnu`\nJamais vu.\n:end_if:")
+    result = project("html", root=copy)
+    assert result.returncode == 1
+    for tab in ("pytorch", "mxnet"):
+        assert (f"chapters/chap/sec.md:{line}: [{tab}] warning: :begin_if:`inconnu` raised "
+                "NameError: name 'inconnu' is not defined (its block is shown nowhere in this "
+                "tab)") in result.stderr
+    assert "2 conditions not evaluated (strict" in result.stderr
 
 
 def test_a_claim_is_shown_nowhere(project):
@@ -161,6 +199,49 @@ def test_a_title_or_a_statement_is_a_check_error(book):
            "sentence it guards, in the text" in problems
     assert any(p.startswith("chapters/chap/sec.md:8: :check:`x = 1` is not a Python "
                             "expression") for p in problems)
+
+
+@pytest.mark.parametrize("text, expected", [
+    (":begin_if:`a >`\nTexte.\n:end_if:",
+     "8: :begin_if:`a >` is not a Python expression"),
+    (":begin_if:`a`\nTexte.\n\n```{.python .input}\nx = 1\n```\n:end_if:",
+     "11: code cell inside the :begin_if: block opened at line 8 — close the block"),
+    (":begin_if:`a`\n:begin_if:`b`\nTexte.\n:end_if:\n:end_if:",
+     "9: :begin_if: inside the :begin_if: block opened at line 8"),
+    (":begin_if:`a`\n:begin_tab:`mxnet`\nTexte.\n:end_tab:\n:end_if:",
+     "9: :begin_tab: inside the :begin_if: block opened at line 8"),
+    ("Texte.\n:end_if:", "9: :end_if: without a matching :begin_if:"),
+    (":begin_if:`a`\nTexte.", "8: :begin_if: is never closed — add :end_if:"),
+])
+def test_a_malformed_conditional_block_is_a_located_error(book, text, expected):
+    problems = problems_of(book(md(DECLARE, "# Titre", text)))
+    assert any(p.startswith(f"chapters/chap/sec.md:{expected}") for p in problems), problems
+
+
+def test_a_conditional_block_inside_a_tab_block_is_read_with_both():
+    from tabbook.source.parse import section_of
+    text = md(DECLARE, "# Titre", ":begin_tab:`mxnet`\nA.\n:begin_if:`x > 1`\nB.\n:end_if:\n"
+              "C.\n:end_tab:")
+    section, problems = section_of(text.encode(), Path("chap/sec.md"), "chapters/chap/sec.md",
+                                   ("pytorch", "mxnet", "tensorflow"))
+    assert not problems
+    cells = [c for c in section.cells if c.kind.value == "prose"][1:]
+    assert [(c.source, c.tabs, c.condition, c.condition_line) for c in cells] == [
+        ("A.", ("mxnet",), "", None), ("B.", ("mxnet",), "x > 1", 10), ("C.", ("mxnet",), "", None)]
+
+
+@pytest.mark.parametrize("text, rendered", [
+    ("Phrase. :check:`a`\nSuite.", "Phrase.\nSuite."),
+    ("Phrase.\n:check:`a`\nSuite.", "Phrase.\nSuite."),   # no blank line: one paragraph
+    (":check:`a`\nSuite.", "Suite."),
+    ("Phrase.\n:check:`a`", "Phrase."),
+    ("Vaut :eval:`1 + 1`. :check:`a`", "Vaut 2."),
+])
+def test_a_claim_leaves_nothing_in_a_notebooks_markdown(text, rendered):
+    from tabbook.core.language import language_of
+    from tabbook.notebooks.features import with_rendered_roles
+    computed = {"values": ({"after": "c", "expression": "1 + 1", "value": "2"},)}
+    assert with_rendered_roles(text, "c", computed, language_of("fr")) == rendered
 
 
 def judge(expression: str, namespace: dict) -> dict:

@@ -43,6 +43,12 @@ class Cell:
     alt: str = ""
     """For CODE cells: the description of the figures it draws, written in its fence
     (```` ```{.python .input alt="…"} ````; see output/descriptions.py)."""
+    condition: str = ""
+    """For PROSE and DISPLAY cells in a ``:begin_if:`expression``` block: the expression,
+    evaluated in each tab's kernel where the block starts; the tabs whose run makes it
+    true show the cell (features/conditions.py)."""
+    condition_line: int | None = None
+    """Line of that `:begin_if:` marker."""
     tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
     """For PROSE cells: the markdown-it tokens of `source`, slide marks stripped
     (`roles.prose_tokens`); their line maps count from `line`."""

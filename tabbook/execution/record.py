@@ -19,7 +19,7 @@ from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..features.registry import RECORDED
-from ..notebooks.features import computed_in, with_rendered_roles
+from ..notebooks.features import computed_in, shown_after, with_rendered_roles
 from .kernels import Runtime
 
 CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
@@ -88,11 +88,14 @@ class ExecutionRecord:
         hence the same cell ids).
         """
         merged = copy.deepcopy(notebook)
-        after = ""
+        after, kept = "", []
         for cell in merged.cells:
             if cell.cell_type == "markdown":
-                cell.source = with_rendered_roles(cell.source, after, self.computed, language)
+                if shown_after(cell, after, self.computed):
+                    cell.source = with_rendered_roles(cell.source, after, self.computed, language)
+                    kept.append(cell)
                 continue
+            kept.append(cell)
             after = cell.id
             result = self.cells.get(cell.id)
             if result:
@@ -100,6 +103,7 @@ class ExecutionRecord:
                 cell.outputs = nbformat.from_dict(result["outputs"])
                 cell.metadata["execution"] = nbformat.from_dict(result["execution"])
                 cell.metadata.setdefault(METADATA_KEY, {})["seconds"] = result["seconds"]
+        merged.cells = kept
         merged.metadata.update(nbformat.from_dict(copy.deepcopy(self.kernel)))
         book_metadata = merged.metadata.setdefault(METADATA_KEY, {})
         book_metadata["provenance"] = nbformat.from_dict(copy.deepcopy(self.provenance))

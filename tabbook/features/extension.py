@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..core.language import Language
-from ..core.model import Problem, Section
+from ..core.model import Cell, Problem, Section
 
 if TYPE_CHECKING:   # the prose parser imports the features: nbformat only where used
     import nbformat
@@ -83,6 +83,10 @@ class Feature:
     block_roles: tuple[str, ...] = ()
     """Parse a block role: the names of the roles written on a line of their own, which
     the prose parser reads as ``role_block`` tokens."""
+    cell_roles: Callable[[Cell], list[tuple[str, int]]] | None = None
+    """What a cell carries for the feature outside its prose (a conditional block's
+    condition): (content, .md line) each, placed after the code cell before it as a role
+    in its prose is."""
     read: Callable[[Section, str, str, int], None] | None = None
     """Put a role into the model: (section, role name, content, .md line) -> what the
     feature keeps of it, written into its own fields of the section."""

@@ -73,7 +73,8 @@ def with_evaluating_cells(notebook: nbformat.NotebookNode, key: str,
 
 
 def is_evaluating_cell(cell: Mapping, key: str) -> bool:
-    return key in cell.get("metadata", {}).get(METADATA_KEY, {})
+    return cell.get("cell_type") == "code" and key in cell.get("metadata", {}).get(
+        METADATA_KEY, {})
 
 
 def collect_evaluated(notebook: nbformat.NotebookNode, key: str) -> list[dict]:

@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from .citations import CITATIONS
 from .claims import CLAIMS
+from .conditions import CONDITIONS
 from .extension import Feature
 from .inline_values import INLINE_VALUES
 
-FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CLAIMS, CITATIONS)
+FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CLAIMS, CONDITIONS, CITATIONS)
 ROLES: dict[str, Feature] = {role: feature for feature in FEATURES for role in feature.roles}
 """The feature of each role a feature adds."""
 BLOCK_ROLES: dict[str, Feature] = {role: feature for feature in FEATURES

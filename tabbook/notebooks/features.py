@@ -11,6 +11,7 @@ import nbformat
 
 from ..core.language import Language
 from ..core.model import METADATA_KEY, CellKind, Problem, Section
+from ..features.conditions import CELL_KEY, CONDITIONS, holds
 from ..features.extension import PlacedRole
 from ..features.registry import FEATURES, RECORDED, ROLES
 from ..source.roles import edited, located_tokens, prose_tokens, source_spans
@@ -38,16 +39,16 @@ class CodeCell(Protocol):
 
 
 def code_before(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dict[int, str]:
-    """For each prose cell of `section`'s notebook for `tab` (whose code cells are `code`,
-    see `split.code_cells`), by position in ``section.cells``: the id of the code cell
-    before it ("" before any)."""
+    """For each cell of `section`'s notebook for `tab` other than code (whose code cells are
+    `code`, see `split.code_cells`), by position in ``section.cells``: the id of the code
+    cell before it ("" before any)."""
     after, found = "", {}
     for position, cell in enumerate(section.cells):
         if not cell.in_tab(tab):
             continue
         if position in code:
             after = code[position].id
-        elif cell.kind is CellKind.PROSE:
+        elif cell.kind is not CellKind.CODE:
             found[position] = after
     return found
 
@@ -56,20 +57,24 @@ PLACED_ROLES = {role: feature for role, feature in ROLES.items()
                 if feature.annotate is not None or feature.problems is not None}
 """The roles whose feature reads where a tab's notebook places them (after which code
 cell): to annotate the split notebook, or to find its problems once it ran."""
+CELL_ROLES = tuple(feature for feature in FEATURES if feature.cell_roles is not None)
 
 
 def placed_roles(section: Section, tab: str,
                  code: Mapping[int, CodeCell]) -> dict[str, list[PlacedRole]]:
-    """The roles of `PLACED_ROLES` each feature (by key) finds in `section`'s notebook for
-    `tab`, in order."""
-    found: dict[str, list[PlacedRole]] = {}
+    """The roles of `PLACED_ROLES`, and those cells carry (`CELL_ROLES`), each feature (by
+    key) finds in `section`'s notebook for `tab`, in order, once each."""
+    found: dict[str, dict[PlacedRole, None]] = {}
     for position, after in code_before(section, tab, code).items():
         cell = section.cells[position]
+        for feature in CELL_ROLES:
+            for content, line in feature.cell_roles(cell):
+                found.setdefault(feature.key, {})[PlacedRole(after, content, line)] = None
         for token, line in located_tokens(cell.tokens, cell.line):
             if token.type == "role" and token.meta["role"] in PLACED_ROLES:
-                found.setdefault(PLACED_ROLES[token.meta["role"]].key, []).append(
-                    PlacedRole(after, token.meta["content"], line))
-    return found
+                found.setdefault(PLACED_ROLES[token.meta["role"]].key, {})[
+                    PlacedRole(after, token.meta["content"], line)] = None
+    return {key: list(roles) for key, roles in found.items()}
 
 
 def annotations(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dict[str, list]:
@@ -117,6 +122,34 @@ def with_rendered_roles(text: str, after: str, computed: Computed, language: Lan
     for token, start, end in source_spans(prose_tokens(text), text):
         feature = ROLES.get(token.meta.get("role")) if token.type == "role" else None
         if feature is not None and feature.render_markdown is not None:
-            edits.append((start, end, feature.render_markdown(
-                token.meta["content"], after, computed.get(feature.results_key, ()), language)))
+            rendered = feature.render_markdown(
+                token.meta["content"], after, computed.get(feature.results_key, ()), language)
+            edits.append((*_removed_span(text, start, end), "") if not rendered else
+                         (start, end, rendered))
     return edited(text, edits)
+
+
+def _removed_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span to remove for a role rendered as nothing at (start, end): with the spaces
+    before it, and its whole line when it stands alone there (a blank line would end the
+    paragraph)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return (line_start - 1, line_end) if line_start else (0, min(line_end + 1, len(text)))
+    return len(text[:start].rstrip(" \t")), end
+
+
+def condition_holds(condition: str, after: str, computed: Computed) -> bool:
+    """Whether the run that `computed` makes a conditional block's `condition`, evaluated
+    after code cell `after`, true (features/conditions.py)."""
+    return holds(condition, after, computed.get(CONDITIONS.results_key, ()))
+
+
+def shown_after(cell: Mapping, after: str, computed: Computed) -> bool:
+    """Whether a Markdown cell of a split notebook (the prose after code cell `after`) is
+    shown by the run that `computed`: unless it is a conditional block's, which is shown
+    where its condition holds."""
+    condition = cell.get("metadata", {}).get(METADATA_KEY, {}).get(CELL_KEY)
+    return not condition or condition_holds(condition, after, computed)

@@ -24,6 +24,7 @@ from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
 from ..source.roles import strip_slide_marks
 from ..source.pycode import resolve_code
+from ..features.conditions import CELL_KEY as CONDITION
 from .features import annotations
 
 
@@ -87,19 +88,23 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
     ids = CellIds()
     cells = []
     markdown: list[str] = []
+    condition = ""   # of the prose in `markdown`: a conditional block gets cells of its own
 
     # Cells are built as plain dicts: nbformat's constructors validate each cell,
     # which the no-op build would pay for every notebook; writing validates anyway.
     def flush_markdown() -> None:
         if markdown:
             text = "\n\n".join(markdown)
-            cells.append({"cell_type": "markdown", "id": ids("md", text), "metadata": {},
-                          "source": text})
+            cells.append({"cell_type": "markdown", "id": ids("md", text), "source": text,
+                          "metadata": {METADATA_KEY: {CONDITION: condition}} if condition else {}})
             markdown.clear()
 
     for position, cell in enumerate(section.cells):
         if not cell.in_tab(tab):
             continue
+        if cell.kind is not CellKind.CODE and cell.condition != condition:
+            flush_markdown()
+            condition = cell.condition
         if cell.kind is CellKind.PROSE:
             markdown.append(strip_slide_marks(cell.source))
         elif cell.kind is CellKind.DISPLAY:

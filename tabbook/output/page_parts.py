@@ -9,7 +9,7 @@ import nbformat
 from markupsafe import Markup
 
 from ..core.model import ALL_TABS, Cell, CellKind, Section
-from ..notebooks.features import Computed, code_before, computed_in
+from ..notebooks.features import Computed, code_before, computed_in, condition_holds
 from ..notebooks.split import code_cells
 from .descriptions import cell_description
 from .markup import PageContext, render_prose
@@ -54,6 +54,12 @@ class _CodeCells:
         run computed for the features (see `render_prose`)."""
         return {tab: (self.after[tab].get(position, ""), self.computed[tab]) for tab in tabs}
 
+    def shows(self, tab: str, position: int, cell: Cell) -> bool:
+        """Whether `tab` shows the cell at `position`: it is in the tab and, in a conditional
+        block, the tab's run makes the condition true (none without a run)."""
+        return cell.in_tab(tab) and (not cell.condition or tab in self.computed and condition_holds(
+            cell.condition, self.after[tab].get(position, ""), self.computed[tab]))
+
     def fragment(self, tab: str, position: int, ctx: PageContext) -> Markup | None:
         """The model cell at `position` as a code cell of `tab`, with its outputs."""
         code_cell = self.code[tab].get(position)
@@ -96,7 +102,7 @@ def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
     code = _CodeCells(section, notebooks)
     parts: list[Part] = []
     for position, cell in enumerate(section.cells):
-        tabs = [t for t in page_tabs if cell.in_tab(t)]
+        tabs = [t for t in page_tabs if code.shows(t, position, cell)]
         per_tab = _fragments(cell, position, tabs, code, ctx) if tabs else {}
         if not per_tab:
             continue

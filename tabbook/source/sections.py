@@ -15,27 +15,21 @@ import re
 
 from markdown_it.token import Token
 
-from ..core.model import (ALL_TABS, Cell, CellKind, Image, Label, Problem, Reference, Section,
+from ..core.model import (Cell, CellKind, Image, Label, Problem, Reference, Section,
                           TocEntry)
 from ..features.extension import Feature
 from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
 from ..features.registry import ROLES as FEATURE_ROLES
 from .branches import TAB_MARK
+from .prose_blocks import ProseBlocks, split_names
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, fence_alt,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
-BEGIN_TAB = re.compile(r"^:begin_tab:`([^`]*)`\s*$")
-END_TAB = re.compile(r"^:end_tab:\s*$")
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
 REQUIRED_LIBS = re.compile(r"^#\s*required_libs\((.*)\)\s*$")
 GPUS = re.compile(r"^#\s*gpus\((.*)\)\s*$")
-
-
-def split_names(text: str) -> tuple[str, ...]:
-    """``'mxnet, pytorch'`` -> ``('mxnet', 'pytorch')``."""
-    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def is_code_fence(info: str) -> bool:
@@ -52,8 +46,7 @@ class SectionParser:
         self.default_tab = book_tabs[0]
         self.problems: list[Problem] = []
         self.prose: list[tuple[int, str]] = []
-        self.prose_tabs: tuple[str, ...] = (ALL_TABS,)
-        self.tab_block_line: int | None = None
+        self.blocks = ProseBlocks(self.problem)
         self.code_cells_seen = 0
 
     def problem(self, line: int, message: str, fix: str, warning: bool = False) -> None:
@@ -67,31 +60,19 @@ class SectionParser:
             self.prose.pop(0)
         if self.prose:
             source = "\n".join(text for _, text in self.prose)
-            cell = Cell(CellKind.PROSE, source, self.prose[0][0], self.prose_tabs,
-                        self.tab_block_line, tokens=prose_tokens(strip_slide_marks(source)))
+            blocks = self.blocks
+            cell = Cell(CellKind.PROSE, source, self.prose[0][0], blocks.tabs, blocks.tab_line,
+                        tokens=prose_tokens(strip_slide_marks(source)),
+                        condition=blocks.condition, condition_line=blocks.condition_line)
             self.section.cells.append(cell)
             self.read_prose(cell)
         self.prose = []
 
     def prose_line(self, number: int, text: str) -> None:
-        stripped = text.strip()
-        begin, end = BEGIN_TAB.match(stripped), END_TAB.match(stripped)
-        if begin:
-            if self.tab_block_line is not None:
-                self.problem(self.tab_block_line, f":begin_tab: is not closed before the next "
-                             f":begin_tab: at line {number} (closed there)",
-                             f"add :end_tab: before line {number}", warning=True)
-            self.flush_prose()
-            self.prose_tabs = split_names(begin.group(1)) or ("",)
-            self.tab_block_line = number
-            return
-        if end:
-            if self.tab_block_line is None:
-                self.problem(number, ":end_tab: without a matching :begin_tab: (ignored)",
-                             "remove it or add :begin_tab:`<tab>` before the block",
-                             warning=True)
-            self.flush_prose()
-            self.prose_tabs, self.tab_block_line = (ALL_TABS,), None
+        apply = self.blocks.marker(text.strip()) if text.lstrip().startswith(":") else None
+        if apply is not None:
+            self.flush_prose()   # the prose before the marker, in the blocks it was in
+            apply(number)
             return
         self.prose.append((number, text))
 
@@ -170,13 +151,12 @@ class SectionParser:
                          "write it in Markdown", warning=True)
         # Displayed code stays within its prose tab block.
         self.section.cells.append(Cell(CellKind.DISPLAY, "\n".join(body), start + 1,
-                                       self.prose_tabs, self.tab_block_line, fence=info))
+                                       self.blocks.tabs, self.blocks.tab_line, fence=info,
+                                       condition=self.blocks.condition,
+                                       condition_line=self.blocks.condition_line))
 
     def code(self, start: int, body: list[str], alt: str) -> None:
-        if self.tab_block_line is not None:
-            self.problem(start, f"code cell inside the :begin_tab: block opened at line "
-                         f"{self.tab_block_line}", "close the block with :end_tab: before the "
-                         "cell and mark the cell with %%tab instead")
+        self.blocks.code_inside(start)
         self.code_cells_seen += 1
         if any(DECLARATION.search(line) for line in body):
             self.declaration(start, body)
@@ -276,9 +256,7 @@ class SectionParser:
                 self.prose_line(index + 1, lines[index])
                 index += 1
         self.flush_prose()
-        if self.tab_block_line is not None:
-            self.problem(self.tab_block_line, ":begin_tab: is never closed (it runs to the end "
-                         "of the file)", "add :end_tab: after the tab's prose", warning=True)
+        self.blocks.end_of_file()
         if not text.strip():
             self.problems.append(Problem(self.section.display_path, 1, "empty section",
                                         "write its content or remove it and its TOC entry",
