@@ -277,3 +277,26 @@ def test_problems_say_false_failed_and_not_judged_in_the_writers_terms():
     assert found[2].startswith("chapters/chap/sec.md:11: [mxnet] warning: claim not judged")
     assert CLAIMS.judged(roles[0], judgements) and not CLAIMS.judged(roles[2], judgements)
     assert not CLAIMS.in_frozen_key
+
+
+# -- the book itself ---------------------------------------------------------------
+
+def test_a_false_claim_in_the_book_stops_its_build_naming_file_line_and_tab(built_copy,
+                                                                           framework_pythons):
+    root = built_copy()
+    source = root / "chapters/chapter_access/school-servers.md"
+    lines = source.read_text(encoding="utf-8").split("\n")
+    after_code = next(i for i, text in enumerate(lines) if text.startswith("```{.python .input")
+                      and "interact_select" not in lines[i + 1] + lines[i + 2])
+    closing = lines.index("```", after_code + 1)
+    lines[closing + 1:closing + 1] = ["", "Un calcul que le code n'a pas fait. :check:`1 + 1 == 3`"]
+    source.write_text("\n".join(lines), encoding="utf-8")
+    pythons = [arg for tab, python in framework_pythons.items()
+               for arg in ("--python", f"{tab}={python}")]
+    result = build(root, *pythons)
+    assert result.returncode == 1
+    for tab in ("mxnet", "pytorch", "tensorflow"):
+        assert (f"chapters/chapter_access/school-servers.md:{closing + 3}: [{tab}] warning: "
+                "claim false: 1 + 1 == 3 — rewrite the sentence") in result.stderr, result.stderr
+    assert "3 claims false, failing or not judged (strict: an error; the build stops)" \
+        in result.stderr
