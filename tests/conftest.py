@@ -217,6 +217,39 @@ def md(*parts: str) -> str:
     return "\n".join(textwrap.dedent(part).strip("\n") + "\n" for part in parts)
 
 
+TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
+            .replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", ""))
+"""The config of a PyTorch and MXNet book (two kernels: what a tab's test needs, at half
+the cost of three)."""
+
+
+def two_tab_book(root: Path, sections: dict[str, str], pythons: dict[str, Path]):
+    """A PyTorch and MXNet book of `sections` in `root`, built (HTML, launch notebooks) and
+    printed (both PDFs): returns `run(*args, root=root)`, which runs build.py in it, or in
+    a copy of it (`run.copy(folder)` makes one), with the tests' interpreters."""
+    root = with_build_system(root)
+    (root / "d2l" / "tensorflow.py").unlink()
+    (root / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
+    write_book(root, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n", **sections},
+               TWO_TABS)
+    options = [f"--python={tab}={pythons[tab]}" for tab in ("pytorch", "mxnet")]
+
+    def run(*args: str, root: Path = root):
+        return build(root, *args, *options)
+    run.root = root
+    run.copy = lambda folder: shutil.copytree(root, folder / "book", symlinks=True)
+    for command in (("html",), ("pdf",)):
+        result = run(*command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    return run
+
+
+def ran(result) -> int:
+    """How many notebooks the eval step of a build's output ran."""
+    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
+    return int(line.split()[1])
+
+
 def problems_of(root: Path) -> list[str]:
     config = load_config(root)
     book, problems = parse_book(config)

@@ -17,13 +17,11 @@ import nbformat
 import pytest
 from pypdf import PdfReader
 
-from conftest import CONFIG, DECLARE, build, md, problems_of, with_build_system, write_book
+from conftest import DECLARE, build, md, problems_of, ran, two_tab_book
 from tabbook.core.model import METADATA_KEY, Section
 from tabbook.features.claims import CLAIMS, DESCRIBE, claim_problems, is_judgement
 from tabbook.features.extension import PlacedRole
 
-TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
-            .replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", ""))
 RATES = ("```{.python .input}\n%%tab pytorch\nrate = 13195.4\n```\n\n"
          "```{.python .input}\n%%tab mxnet\nrate = 9040.7\n```")
 TRUE_CLAIM = "Ce modèle traite plus de 5 000 images par seconde. :check:`rate > 5000`"
@@ -40,31 +38,16 @@ def section_text(*prose: str) -> str:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, framework_pythons):
     """A two-tab book whose claims hold, built (HTML, launch notebooks) and printed."""
-    root = with_build_system(tmp_path_factory.mktemp("claims"))
-    (root / "d2l" / "tensorflow.py").unlink()
-    (root / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
-    write_book(root, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
-                      "chap/sec.md": section_text(TRUE_CLAIM, VARIANTS),
-                      "chap/other.md": md("# Autre", "```{.python .input}\n%%tab all\n"
-                                          "answer = 42\n```", "Elle est paire. "
-                                          ":check:`answer % 2 == 0`")},
-               TWO_TABS)
-    options = [f"--python={tab}={framework_pythons[tab]}" for tab in ("pytorch", "mxnet")]
-
-    def run(*args: str, root: Path = root):
-        return build(root, *args, *options)
-    run.root = root
-    for command in (("html",), ("pdf",)):
-        result = run(*command)
-        assert result.returncode == 0, result.stdout + result.stderr
-    return run
+    return two_tab_book(tmp_path_factory.mktemp("claims"), {
+        "chap/sec.md": section_text(TRUE_CLAIM, VARIANTS),
+        "chap/other.md": md("# Autre", "```{.python .input}\n%%tab all\nanswer = 42\n```",
+                            "Elle est paire. :check:`answer % 2 == 0`")}, framework_pythons)
 
 
 @pytest.fixture
 def copy(project, tmp_path):
-    target = tmp_path / "book"
-    shutil.copytree(project.root, target, symlinks=True)
-    return target
+    """A copy of the built book, for the tests that edit it."""
+    return project.copy(tmp_path)
 
 
 def edit(root: Path, *prose: str) -> int:
@@ -73,11 +56,6 @@ def edit(root: Path, *prose: str) -> int:
     text = section_text(*prose)
     (root / "chapters/chap/sec.md").write_text(text, encoding="utf-8")
     return 1 + text.split("\n").index(prose[-1].split("\n")[0])
-
-
-def ran(result) -> int:
-    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
-    return int(line.split()[1])
 
 
 def test_a_claim_is_judged_in_every_tab_and_recorded(project):

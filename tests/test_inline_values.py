@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from pypdf import PdfReader
 
-from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_system, write_book
+from conftest import DECLARE, REPO, TWO_TABS, md, problems_of, ran, two_tab_book
 from tabbook.core.language import language_of
 from tabbook.core.model import METADATA_KEY
 from tabbook.features.extension import PlacedRole, ShownRole
@@ -27,8 +27,6 @@ from tabbook.features.inline_values import (INLINE_VALUES, collect_values, html_
 from tabbook.notebooks.features import with_rendered_roles
 from tabbook.output.typography import french
 
-TWO_TABS = (CONFIG.replace("tabs = pytorch, mxnet, tensorflow", "tabs = pytorch, mxnet")
-            .replace("[library-tensorflow]\nlib_file = d2l/tensorflow.py\n", ""))
 TITLE = "# Débits"
 BEFORE = "Avant tout code, le noyau calcule :eval:`6 * 7`."
 RATES = ("```{.python .input}\n%%tab pytorch\nrate = 13195.4\n```\n\n"
@@ -48,26 +46,9 @@ def section_text(*prose: str) -> str:
 @pytest.fixture(scope="module")
 def project(tmp_path_factory, framework_pythons):
     """A two-tab book, built (notebooks, eval, launch, HTML) and printed (both PDFs)."""
-    root = with_build_system(tmp_path_factory.mktemp("inline"))
-    (root / "d2l" / "tensorflow.py").unlink()
-    (root / "d2l" / "__init__.py").write_text('__version__ = "1.0.0"\n')
-    write_book(root, {"chap/index.md": "# Chapitre\n\n```toc\nsec\nother\n```\n",
-                      "chap/sec.md": section_text(SHARED, ONLY_TORCH), "chap/other.md": OTHER},
-               TWO_TABS)
-    options = [f"--python={tab}={framework_pythons[tab]}" for tab in ("pytorch", "mxnet")]
-
-    def run(*args: str, root: Path = root):
-        return build(root, *args, *options)
-    run.root = root
-    for command in (("html",), ("pdf",)):
-        result = run(*command)
-        assert result.returncode == 0, result.stdout + result.stderr
-    return run
-
-
-def ran(result) -> int:
-    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
-    return int(line.split()[1])
+    return two_tab_book(tmp_path_factory.mktemp("inline"), {
+        "chap/sec.md": section_text(SHARED, ONLY_TORCH), "chap/other.md": OTHER},
+        framework_pythons)
 
 
 def launch_markdown(root: Path, tab: str, name: str = "sec") -> str:
@@ -136,9 +117,7 @@ def test_each_pdf_shows_its_tabs_values(project):
 @pytest.fixture
 def copy(project, tmp_path):
     """A copy of the built book, for the tests that edit it."""
-    target = tmp_path / "book"
-    shutil.copytree(project.root, target, symlinks=True)
-    return target
+    return project.copy(tmp_path)
 
 
 def edit(root: Path, *prose: str) -> None:

@@ -22,7 +22,8 @@ from ..core.model import Problem, Section
 from . import kernel_cells
 from .extension import Feature, Finding, PlacedRole
 from .inline_values import notebook_expressions
-from .kernel_cells import result_entry
+from .kernel_cells import (NOT_EVALUATED_FIX, expression_findings, result_entry,
+                           result_problems)
 
 if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
     import nbformat
@@ -56,19 +57,12 @@ of each name it uses (modules, classes and functions left out)."""
 
 # -- check ---------------------------------------------------------------------------
 def check(content: str, line: int, in_title: bool) -> list[Finding]:
-    """A claim must be a Python expression, and stay out of titles (a title is shown where
-    no tab is chosen, and guards no sentence)."""
-    expression, found = content.strip(), []
-    if in_title:
-        found.append((line, f":{ROLE}:`{expression}` in a title",
-                      "put the claim after the sentence it guards, in the text"))
-    try:
-        compile(expression, f"<:{ROLE}:>", "eval")
-    except SyntaxError as error:
-        found.append((line, f":{ROLE}:`{expression}` is not a Python expression "
-                      f"({error.msg})", "write one expression that is true when the sentence "
-                      "before it is"))
-    return found
+    """A claim must be a Python expression, and stay out of titles (where it guards no
+    sentence)."""
+    return expression_findings(f":{ROLE}:`{content.strip()}`", content, line, in_title,
+                               "put the claim after the sentence it guards, in the text",
+                               "write one expression that is true when the sentence before "
+                               "it is")
 
 
 # -- execution -----------------------------------------------------------------------
@@ -107,27 +101,20 @@ def claim_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
                    judgements: Sequence[dict]) -> list[Problem]:
     """Each claim of `section` for `tab` that its run refutes, could not evaluate, or did
     not judge. Warnings, which our book, built strict, makes errors."""
-    problems = []
-    for role in roles:
-        expression = role.content.strip()
-        entry = result_entry(judgements, role.after, expression)
-        if entry is not None and entry.get("holds"):
-            continue
+    def judge(expression: str, entry: dict | None) -> tuple[str, str] | None:
         if entry is None:
-            message = f"claim not judged by the run shown: {expression}"
-            fix = "run `build.py eval --force` for this section"
-        elif "error" in entry:
-            message = f"claim failed: {expression} raised {entry['error']}"
-            fix = ("make the expression valid in this tab: the code cells before it, in this "
-                   "tab's notebook, define the names it uses")
-        else:
-            values = ", ".join(f"{name} = {value}" for name, value in entry["names"].items())
-            message = f"claim false: {expression}" + (f" (with {values})" if values else "")
-            fix = ("rewrite the sentence it guards so that this tab's outputs bear it out, or "
-                   "put it in a :begin_tab: block for the tabs where it holds")
-        problems.append(Problem(section.display_path, role.line, message, fix, tab,
-                                warning=True))
-    return problems
+            return f"claim not judged by the run shown: {expression}", NOT_EVALUATED_FIX
+        if "error" in entry:
+            return (f"claim failed: {expression} raised {entry['error']}",
+                    "make the expression valid in this tab: the code cells before it, in this "
+                    "tab's notebook, define the names it uses")
+        if entry["holds"]:
+            return None
+        values = ", ".join(f"{name} = {value}" for name, value in entry["names"].items())
+        return (f"claim false: {expression}" + (f" (with {values})" if values else ""),
+                "rewrite the sentence it guards so that this tab's outputs bear it out, or "
+                "put it in a :begin_tab: block for the tabs where it holds")
+    return result_problems(section, tab, roles, judgements, judge)
 
 
 def hidden(content: str, *where: object) -> str:

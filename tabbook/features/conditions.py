@@ -21,7 +21,7 @@ from ..core.model import Cell, Problem, Section
 from . import kernel_cells
 from .extension import Feature, PlacedRole
 from .inline_values import notebook_expressions
-from .kernel_cells import result_entry
+from .kernel_cells import NOT_EVALUATED_FIX, result_entry, result_problems
 
 if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
     import nbformat
@@ -69,21 +69,17 @@ def condition_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
                        results: Sequence[dict]) -> list[Problem]:
     """Each condition of `section` that the run of `tab` did not evaluate or that raised:
     its block is shown in no page of that tab. Warnings (errors for a strict book)."""
-    problems = []
-    for role in roles:
-        entry = result_entry(results, role.after, role.content)
+    def judge(expression: str, entry: dict | None) -> tuple[str, str] | None:
+        hidden = " (its block is shown nowhere in this tab)"
         if entry is None:
-            message = f":begin_if:`{role.content}` was not evaluated by the run shown"
-            fix = "run `build.py eval --force` for this section"
-        elif "error" in entry:
-            message = f":begin_if:`{role.content}` raised {entry['error']}"
-            fix = ("make the expression valid in this tab: the code cells before the block, "
-                   "in this tab's notebook, define the names it uses")
-        else:
-            continue
-        problems.append(Problem(section.display_path, role.line, message + " (its block is "
-                                "shown nowhere in this tab)", fix, tab, warning=True))
-    return problems
+            return (f":begin_if:`{expression}` was not evaluated by the run shown{hidden}",
+                    NOT_EVALUATED_FIX)
+        if "error" in entry:
+            return (f":begin_if:`{expression}` raised {entry['error']}{hidden}",
+                    "make the expression valid in this tab: the code cells before the block, "
+                    "in this tab's notebook, define the names it uses")
+        return None
+    return result_problems(section, tab, roles, results, judge)
 
 
 CONDITIONS = Feature(

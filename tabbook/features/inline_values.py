@@ -22,7 +22,8 @@ from ..core.language import Language
 from ..core.model import METADATA_KEY, Problem, Section
 from . import kernel_cells
 from .extension import Feature, Finding, PlacedRole, ShownRole, markdown_escaped
-from .kernel_cells import result_entry
+from .kernel_cells import (NOT_EVALUATED_FIX, expression_findings, result_entry,
+                           result_problems)
 
 if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
     import nbformat
@@ -37,18 +38,10 @@ VALUE_FIELDS = {"after": str, "expression": str}
 
 # -- check ---------------------------------------------------------------------------
 def check(content: str, line: int, in_title: bool) -> list[Finding]:
-    """An ``:eval:`` role must hold a Python expression, and stay out of titles (a title
-    is shown where no tab is chosen: the table of contents, the PDF's bookmarks)."""
-    expression, found = content.strip(), []
-    if in_title:
-        found.append((line, f":{ROLE}:`{expression}` in a title",
-                      "move the value into the text under the heading"))
-    try:
-        compile(expression, f"<:{ROLE}:>", "eval")
-    except SyntaxError as error:
-        found.append((line, f":{ROLE}:`{expression}` is not a Python expression "
-                      f"({error.msg})", "write one expression, whose str() is shown in the text"))
-    return found
+    """An ``:eval:`` role must hold a Python expression, and stay out of titles."""
+    return expression_findings(f":{ROLE}:`{content.strip()}`", content, line, in_title,
+                               "move the value into the text under the heading",
+                               "write one expression, whose str() is shown in the text")
 
 
 # -- the split notebook --------------------------------------------------------------
@@ -141,22 +134,14 @@ def value_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
     """Each ``:eval:`` role of `section` for `tab` whose value the run did not compute
     (`values` are the run's): its expression failed, or it was not evaluated. A warning,
     which our book, built strict, makes an error: the page shows a visible mark instead."""
-    problems = []
-    for role in roles:
-        expression = role.content.strip()
-        entry = result_entry(values, role.after, expression)
-        if entry is not None and "value" in entry:
-            continue
+    def judge(expression: str, entry: dict | None) -> tuple[str, str] | None:
         if entry is None:
-            message = f":{ROLE}:`{expression}` was not evaluated by the run shown"
-            fix = "run `build.py eval --force` for this section"
-        else:
-            message = f":{ROLE}: {entry['error']}"
-            fix = ("fix the expression, or make the code cell before it (in this tab) "
-                   "define what it uses")
-        problems.append(Problem(section.display_path, role.line, message, fix, tab,
-                                warning=True))
-    return problems
+            return f":{ROLE}:`{expression}` was not evaluated by the run shown", NOT_EVALUATED_FIX
+        if "value" not in entry:
+            return (f":{ROLE}: {entry['error']}", "fix the expression, or make the code cell "
+                    "before it (in this tab) define what it uses")
+        return None
+    return result_problems(section, tab, roles, values, judge)
 
 
 INLINE_VALUES = Feature(

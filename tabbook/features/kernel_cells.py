@@ -11,10 +11,11 @@ what they printed is returned, ``{"after", "expression", **description}`` each (
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..core.model import METADATA_KEY
+from ..core.model import METADATA_KEY, Problem, Section
+from .extension import Finding, PlacedRole
 
 if TYPE_CHECKING:   # the prose parser imports the features: nbformat only when executing
     import nbformat
@@ -111,3 +112,39 @@ def result_entry(results: list[dict] | tuple[dict, ...], after: str,
     """The entry of a run's `results` for `expression` after code cell `after`."""
     return next((r for r in results if r["after"] == after and r["expression"] == expression),
                 None)
+
+
+NOT_EVALUATED_FIX = "run `build.py eval --force` for this section"
+"""How to fix an expression the run shown did not evaluate (its record predates it)."""
+
+
+def expression_findings(written: str, content: str, line: int, in_title: bool,
+                        title_fix: str, expression_fix: str) -> list[Finding]:
+    """The check of a role holding an expression (`written` is how it reads, e.g.
+    ``:eval:`x```): out of titles (a title is shown where no tab is chosen: the table of
+    contents, the PDF's bookmarks), and a Python expression."""
+    found = []
+    if in_title:
+        found.append((line, f"{written} in a title", title_fix))
+    try:
+        compile(content.strip(), f"<{written}>", "eval")
+    except SyntaxError as error:
+        found.append((line, f"{written} is not a Python expression ({error.msg})",
+                      expression_fix))
+    return found
+
+
+def result_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
+                    results: Sequence[dict],
+                    judge: Callable[[str, dict | None], tuple[str, str] | None]
+                    ) -> list[Problem]:
+    """A located warning (an error for a strict book) for each of `roles` whose result in
+    a tab's run `judge` finds wrong: (message, fix), from the role's expression and its
+    result entry (None when the run did not evaluate it)."""
+    problems = []
+    for role in roles:
+        expression = role.content.strip()
+        found = judge(expression, result_entry(results, role.after, expression))
+        if found is not None:
+            problems.append(Problem(section.display_path, role.line, *found, tab, warning=True))
+    return problems
