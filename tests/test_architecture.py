@@ -33,7 +33,10 @@ def imported_modules(name: str, tree: ast.Module) -> set[str]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.level:
             base = package[:len(package) - node.level + 1]
-            found.add(".".join([*base, *(node.module or "").split(".")]).strip("."))
+            if node.module is None:   # from . import module
+                found |= {".".join([*base, alias.name]) for alias in node.names}
+            else:
+                found.add(".".join([*base, *node.module.split(".")]))
         elif isinstance(node, (ast.Import, ast.ImportFrom)):
             names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module]
             found |= {n.removeprefix("tabbook.") for n in names if n and n.startswith("tabbook.")}

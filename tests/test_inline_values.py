@@ -21,6 +21,7 @@ from conftest import CONFIG, DECLARE, REPO, build, md, problems_of, with_build_s
 from tabbook.core.language import language_of
 from tabbook.core.model import METADATA_KEY
 from tabbook.features.extension import PlacedRole, ShownRole
+from tabbook.features.kernel_cells import MARKER
 from tabbook.features.inline_values import (INLINE_VALUES, collect_values, html_value,
                                             with_evaluating_cells)
 from tabbook.notebooks.features import with_rendered_roles
@@ -250,7 +251,7 @@ def test_evaluating_cells_go_once_run_and_counts_are_renumbered():
             cell.execution_count = index + 1
         if index in printed:
             cell.outputs = [nbformat.v4.new_output(
-                "stream", name="stdout", text="tabbook-inline-values:" + printed[index] + "\n")]
+                "stream", name="stdout", text=MARKER + printed[index] + "\n")]
     assert collect_values(prepared) == [
         {"after": "", "expression": "1", "value": "1"},
         {"after": "c1", "expression": "x", "value": "1"},

@@ -9,6 +9,7 @@ import io
 import sys
 import time
 from pathlib import Path
+from collections.abc import Sequence
 from typing import TextIO
 
 from ..core.layout import Layout
@@ -103,6 +104,13 @@ class Console:
         """What a feature's roles cannot show of the executed notebooks, at their .md
         line, counted in the feature's words."""
         self._eval_problems(problems, strict, *feature.counted)
+
+    def not_judged(self, claims: Sequence[Problem], report: str) -> None:
+        """The claims the frozen runs shown predate: counted, listed in the report."""
+        if claims:
+            self.warn(f"eval: {plural(len(claims), 'claim')} not judged: the frozen GPU runs "
+                      f"shown predate them (listed in {report}; the next `build.py eval "
+                      "--freeze` on a GPU judges them)")
 
     def long_outputs(self, problems: list[Problem], strict: bool) -> None:
         """The outputs too long to be published whole, at their cell's .md line."""

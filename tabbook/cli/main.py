@@ -325,6 +325,7 @@ def execute(build: Build) -> int:
     for feature in FEATURES:
         console.feature_problems(feature, list(result.problems.get(feature.key, ())),
                                  build.strict)
+    console.not_judged(result.not_judged, build.layout.shown(result.report_markdown))
     console.long_outputs(list(result.long_outputs), build.strict)
     blocking = any(build.strict or not p.warning
                    for p in (*chain.from_iterable(result.problems.values()),

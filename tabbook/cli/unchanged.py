@@ -30,7 +30,7 @@ from .options import parse_command_line
 
 BUILDING_COMMANDS = {None, "html", "pdf", "launch", "notebooks", "lib", "eval"}
 """The commands whose result a stamp can stand for (not serve, test or check)."""
-ALWAYS_RUN = ("recheck", "force", "out", "check", "tag")
+ALWAYS_RUN = frozenset({"recheck", "force", "out", "check", "tag"})
 """Options whose command must run whatever its files: it is asked to look again, to
 redo, to copy elsewhere, or to answer."""
 STAMPS = "unchanged"

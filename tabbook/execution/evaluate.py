@@ -106,6 +106,8 @@ class EvalResult:
     problems: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
     """By feature key, what its roles cannot show of what the notebooks shown computed
     (values not computed; warnings: strict builds make them errors)."""
+    not_judged: tuple[Problem, ...] = ()
+    """Claims the frozen runs shown predate (listed; never blocking, see run_problems)."""
     long_outputs: tuple[Problem, ...] = ()
     """The outputs too long to be published whole, which the pages, the PDF and the launch
     notebooks show cut (warnings: strict builds make them errors)."""
@@ -210,8 +212,9 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
         notebooks.save()
     order = {id(p.task): number for number, p in enumerate(plan.planned)}
     executions = sorted([*written, *ran], key=lambda e: order[id(e.task)])
+    problems, not_judged = feature_problems(executions)
     report = build_report(executions, functools.partial(executed_notebook, layout),
-                          list(plan.gpus), plan.frameworks, options.require_gpu)
+                          list(plan.gpus), plan.frameworks, options.require_gpu, not_judged)
     _, markdown = write_report(report, layout.eval)
     frozen = None
     if options.freeze:
@@ -225,22 +228,27 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
     notebooks.forget([], removed)
     notebooks.save()
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      removed, failed, feature_problems(executions),
+                      removed, failed, problems, not_judged,
                       output_problems(executions))
 
 
-def feature_problems(executions: list[Execution]) -> dict[str, tuple[Problem, ...]]:
+def feature_problems(executions: list[Execution]
+                     ) -> tuple[dict[str, tuple[Problem, ...]], tuple[Problem, ...]]:
     """By feature key, its roles of the executed notebooks that show nothing computed, at
-    their line."""
+    their line; and the roles frozen runs have not judged (see `run_problems`)."""
     problems: dict[str, list[Problem]] = {}
+    pending: list[Problem] = []
     for execution in executions:
         record, task = execution.record, execution.task
         if execution.status.has_outputs and record is not None and task.annotations:
-            for key, found in run_problems(task.section, task.tab,
-                                           code_cells(task.section, task.tab),
-                                           record.computed).items():
-                problems.setdefault(key, []).extend(found)
-    return {key: tuple(sorted(found)) for key, found in problems.items() if found}
+            found, unjudged = run_problems(task.section, task.tab,
+                                           code_cells(task.section, task.tab), record.computed,
+                                           frozen=execution.status is Status.FROZEN)
+            for key, items in found.items():
+                problems.setdefault(key, []).extend(items)
+            pending += unjudged
+    return ({key: tuple(sorted(found)) for key, found in problems.items() if found},
+            tuple(sorted(pending)))
 
 
 def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:

@@ -25,6 +25,7 @@ from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
+from ..features.registry import FROZEN_KEYED
 from .record import ExecutionRecord
 from .tasks import Execution, Task
 
@@ -47,7 +48,10 @@ def frozen_key(task: Task, library_text: str, framework_version: str) -> str:
                 "library": hashlib.sha256(library_text.encode()).hexdigest(),
                 "framework": major_version(framework_version),
                 "requires_gpus": task.section.gpus}
-    material.update(task.annotations)   # none in a notebook without: its key unchanged
+    # None in a notebook without: its key unchanged. Claims are left out: a sentence
+    # edit must not discard a GPU run (see features/claims.py).
+    material.update({key: annotation for key, annotation in task.annotations.items()
+                     if key in FROZEN_KEYED})
     return key_of(material)
 
 

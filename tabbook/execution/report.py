@@ -16,7 +16,7 @@ import enum
 import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Callable, Sequence
 
 from .devices import devices_in_outputs, is_gpu, normalise, used_gpu
 from ..bootstrap.records import atomic_write
@@ -82,6 +82,8 @@ class Report:
     gpus: list[dict]
     frameworks: dict[str, dict]
     rows: list[ReportLine] = field(default_factory=list)
+    not_judged: list[str] = field(default_factory=list)
+    """The claims the frozen runs shown predate, located (judged by the next GPU run)."""
 
     @property
     def problems(self) -> list[ReportLine]:
@@ -114,7 +116,16 @@ class Report:
             f"{len(self.out_of_date)} out of date",
             "", "## GPUs seen", "", *self._gpu_lines(),
             "", "## Frameworks", "", *self._framework_lines(),
-            "", "## Sections", "", *self._section_lines(), *self._failure_lines()]) + "\n"
+            "", "## Sections", "", *self._section_lines(), *self._failure_lines(),
+            *self._not_judged_lines()]) + "\n"
+
+    def _not_judged_lines(self) -> list[str]:
+        if not self.not_judged:
+            return []
+        return ["", "## Claims not judged", "",
+                "The frozen runs shown predate these claims; the next `build.py eval "
+                "--freeze` on a GPU machine judges them.", "",
+                *(f"- {claim}" for claim in self.not_judged)]
 
     def _failure_lines(self) -> list[str]:
         if not self.failed:
@@ -184,13 +195,15 @@ def _verdict(execution: Execution, notebook: dict | None, gpus: list[Gpu],
 
 def build_report(executions: list[Execution], executed: Callable[[Task], dict | None],
                  gpus: list[Gpu], frameworks: dict[str, FrameworkInfo],
-                 require_gpu: bool) -> Report:
+                 require_gpu: bool, not_judged: Sequence[object] = ()) -> Report:
     """The report of `executions` on a machine with `gpus`; `executed` gives a task's
-    executed notebook (its last good result), None if there is none."""
+    executed notebook (its last good result), None if there is none; `not_judged` are the
+    claims frozen runs predate."""
     report = Report(
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         require_gpu=require_gpu, gpus=[asdict(g) for g in gpus],
-        frameworks={tab: asdict(info) for tab, info in frameworks.items()})
+        frameworks={tab: asdict(info) for tab, info in frameworks.items()},
+        not_judged=[str(claim) for claim in not_judged])
     for execution in executions:
         report.rows.append(report_line(execution, executed(execution.task), gpus,
                                        frameworks.get(execution.task.tab)))

@@ -120,6 +120,12 @@ class Feature:
                        list[Problem]] | None = None
     """After execution: (section, tab, its roles in that tab's notebook, what the run
     computed) -> what the pages cannot show (warnings, located)."""
+    in_frozen_key: bool = True
+    """Whether its annotation is part of the frozen key. False for roles that may change
+    without discarding a GPU run (claims): a frozen run that predates one of them has not
+    computed it, and it is listed as such (`judged`) without stopping the build."""
+    judged: Callable[[PlacedRole, Sequence[dict]], bool] = lambda role, results: True
+    """Whether a run's results hold what the role asked for (with `in_frozen_key` False)."""
     counted: tuple[str, str, str] = ("", "", "")
     """How the console counts `problems`: (one of what, what is wrong with them, what
     the pages do instead)."""

@@ -14,14 +14,15 @@ they printed, the values in pages and executed notebooks, the values not compute
 from __future__ import annotations
 
 import html
-import json
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..bootstrap.records import conforms
 from ..core.language import Language
 from ..core.model import METADATA_KEY, Problem, Section
+from . import kernel_cells
 from .extension import Feature, Finding, PlacedRole, ShownRole, markdown_escaped
+from .kernel_cells import result_entry
 
 if TYPE_CHECKING:   # the prose parser imports this module: nbformat only when executing
     import nbformat
@@ -31,8 +32,6 @@ KEY = "inline"
 """The split notebook's metadata key of the expressions it evaluates (and the key of
 the evaluating cells' metadata)."""
 RESULTS = "values"
-MARKER = "tabbook-inline-values:"
-"""What the evaluating cell prints before its JSON, so that nothing else is read as it."""
 VALUE_FIELDS = {"after": str, "expression": str}
 
 
@@ -62,82 +61,24 @@ def notebook_expressions(roles: Sequence[PlacedRole]) -> list[dict]:
 
 
 # -- execution -----------------------------------------------------------------------
-def evaluating_source(expressions: list[str]) -> str:
-    """A cell that prints the str() of each expression, or the error it raises, as JSON.
-
-    It leaves no name behind in the reader's namespace and shows no output of its own."""
-    return (
-        "def __tabbook_values(expressions, namespace):\n"
-        "    import json\n"
-        "    values = []\n"
-        "    for expression in expressions:\n"
-        "        try:\n"
-        "            values.append({'value': str(eval(expression, namespace))})\n"
-        "        except Exception as error:\n"
-        "            values.append({'error': f'{type(error).__name__}: {error}'})\n"
-        f"    print({MARKER!r} + json.dumps(values))\n"
-        f"__tabbook_values({json.dumps(expressions)}, globals())\n"
-        "del __tabbook_values")
+DESCRIBE = "def describe(value, expression, namespace):\n    return {'value': str(value)}"
+"""What the kernel keeps of an expression's value: its str(), as the text shows it."""
 
 
 def with_evaluating_cells(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """`notebook` (a copy to execute) with a cell evaluating its expressions after each
-    code cell they follow; those cells are marked in their metadata."""
-    import nbformat
-    wanted: dict[str, list[str]] = {}
-    for item in notebook.metadata.get(METADATA_KEY, {}).get(KEY, []):
-        wanted.setdefault(item["after"], []).append(item["expression"])
-    if not wanted:
-        return notebook
-    cells = []
-
-    def evaluating(after: str) -> None:
-        if after in wanted:
-            cell = nbformat.v4.new_code_cell(evaluating_source(wanted[after]))
-            cell.id = f"inline-{len(cells)}"
-            cell.metadata[METADATA_KEY] = {KEY: after, "expressions": wanted[after]}
-            cells.append(cell)
-
-    evaluating("")
-    for cell in notebook.cells:
-        cells.append(cell)
-        if cell.cell_type == "code":
-            evaluating(cell.id)
-    notebook.cells = cells
-    return notebook
+    code cell they follow (see kernel_cells.py)."""
+    return kernel_cells.with_evaluating_cells(notebook, KEY, DESCRIBE)
 
 
 def is_evaluating_cell(cell: Mapping) -> bool:
-    return KEY in cell.get("metadata", {}).get(METADATA_KEY, {})
+    return kernel_cells.is_evaluating_cell(cell, KEY)
 
 
 def collect_values(notebook: nbformat.NotebookNode) -> list[dict]:
     """Remove the evaluating cells of an executed `notebook`; return what they printed,
-    ``{"after", "expression", "value" or "error"}`` each. Execution counts are numbered
-    again as if those cells had not run."""
-    values, kept = [], []
-    for cell in notebook.cells:
-        if not is_evaluating_cell(cell):
-            kept.append(cell)
-            continue
-        marks = cell.metadata[METADATA_KEY]
-        printed = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
-        for expression, result in zip(marks["expressions"], _printed_results(printed)):
-            values.append({"after": marks[KEY], "expression": expression, **result})
-    count = 0
-    for cell in kept:
-        if cell.cell_type == "code" and cell.get("execution_count") is not None:
-            count += 1
-            cell.execution_count = count
-    notebook.cells = kept
-    return values
-
-
-def _printed_results(printed: str) -> list[dict]:
-    for line in printed.splitlines():
-        if line.startswith(MARKER):
-            return json.loads(line[len(MARKER):])
-    return []
+    ``{"after", "expression", "value" or "error"}`` each."""
+    return kernel_cells.collect_evaluated(notebook, KEY)
 
 
 def is_value(item: object) -> bool:
@@ -146,12 +87,6 @@ def is_value(item: object) -> bool:
 
 
 # -- values ----------------------------------------------------------------------------
-def value_entry(values: Sequence[dict], after: str, expression: str) -> dict | None:
-    """The entry of a run's `values` for `expression` after code cell `after`."""
-    return next((v for v in values if v["after"] == after and v["expression"] == expression),
-                None)
-
-
 def computed_value(entry: Mapping | None) -> str | None:
     """The value a value entry holds; None when the run did not compute it (its
     expression failed, or was not evaluated): a page or notebook then shows a mark."""
@@ -169,7 +104,7 @@ def markdown_value(content: str, after: str, values: Sequence[dict],
     escaped so that Markdown shows it as is; a value not computed is the book's
     language's visible mark."""
     expression = content.strip()
-    value = computed_value(value_entry(values, after, expression))
+    value = computed_value(result_entry(values, after, expression))
     return markdown_escaped(missing_mark(expression, language) if value is None else value)
 
 
@@ -182,7 +117,7 @@ def html_value(content: str, shown: ShownRole) -> str:
 
     def value(tab: str) -> tuple[str, bool]:
         """The value's text, and whether it is missing (then a visible mark)."""
-        entry = value_entry(shown.results[tab], shown.after[tab], expression)
+        entry = result_entry(shown.results[tab], shown.after[tab], expression)
         value = computed_value(entry)
         if value is not None:
             return shown.typeset(value), False
@@ -209,7 +144,7 @@ def value_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
     problems = []
     for role in roles:
         expression = role.content.strip()
-        entry = value_entry(values, role.after, expression)
+        entry = result_entry(values, role.after, expression)
         if entry is not None and "value" in entry:
             continue
         if entry is None:

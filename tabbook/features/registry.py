@@ -3,10 +3,11 @@ points (see extension.py). A new feature is a module of this layer and a line he
 from __future__ import annotations
 
 from .citations import CITATIONS
+from .claims import CLAIMS
 from .extension import Feature
 from .inline_values import INLINE_VALUES
 
-FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CITATIONS)
+FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CLAIMS, CITATIONS)
 ROLES: dict[str, Feature] = {role: feature for feature in FEATURES for role in feature.roles}
 """The feature of each role a feature adds."""
 BLOCK_ROLES: dict[str, Feature] = {role: feature for feature in FEATURES
@@ -14,3 +15,5 @@ BLOCK_ROLES: dict[str, Feature] = {role: feature for feature in FEATURES
 """The feature of each block role (a line of its own) a feature adds."""
 RECORDED = tuple(feature for feature in FEATURES if feature.collect is not None)
 """The features whose hooks collect something from a run, which its record keeps."""
+FROZEN_KEYED = frozenset(feature.key for feature in FEATURES if feature.in_frozen_key)
+"""The features whose annotation is part of a notebook's frozen key."""

@@ -81,13 +81,27 @@ def annotations(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dic
 
 
 def run_problems(section: Section, tab: str, code: Mapping[int, CodeCell],
-                 computed: Computed) -> dict[str, list[Problem]]:
+                 computed: Computed, frozen: bool = False
+                 ) -> tuple[dict[str, list[Problem]], list[Problem]]:
     """What the pages of `section` for `tab` cannot show of what its run computed, by
-    feature key."""
+    feature key; and, for a `frozen` run, the roles outside the frozen key that it
+    predates (not judged: listed, never blocking, since only a new frozen run can)."""
     roles = placed_roles(section, tab, code)
-    return {feature.key: feature.problems(section, tab, roles.get(feature.key, []),
-                                          computed.get(feature.results_key, ()))
-            for feature in FEATURES if feature.problems is not None}
+    problems, pending = {}, []
+    for feature in FEATURES:
+        if feature.problems is None:
+            continue
+        placed, results = roles.get(feature.key, []), computed.get(feature.results_key, ())
+        if frozen and not feature.in_frozen_key:
+            pending += [Problem(section.display_path, role.line,
+                                f":{feature.roles[0]}:`{role.content.strip()}` not judged: the "
+                                "frozen run shown predates it",
+                                "the next `build.py eval --freeze` on a GPU machine judges it",
+                                tab, warning=True)
+                        for role in placed if not feature.judged(role, results)]
+            placed = [role for role in placed if feature.judged(role, results)]
+        problems[feature.key] = feature.problems(section, tab, placed, results)
+    return problems, pending
 
 
 MARKDOWN_ROLES = tuple(role for role, feature in ROLES.items()
