@@ -60,16 +60,20 @@ cell): to annotate the split notebook, or to find its problems once it ran."""
 CELL_ROLES = tuple(feature for feature in FEATURES if feature.cell_roles is not None)
 
 
-def placed_roles(section: Section, tab: str,
-                 code: Mapping[int, CodeCell]) -> dict[str, list[PlacedRole]]:
+def placed_roles(section: Section, tab: str, code: Mapping[int, CodeCell],
+                 shown_by: Computed | None = None) -> dict[str, list[PlacedRole]]:
     """The roles of `PLACED_ROLES`, and those cells carry (`CELL_ROLES`), each feature (by
-    key) finds in `section`'s notebook for `tab`, in order, once each."""
+    key) finds in `section`'s notebook for `tab`, in order, once each; with `shown_by`
+    (what the tab's run computed), not the roles of a conditional block it does not show."""
     found: dict[str, dict[PlacedRole, None]] = {}
     for position, after in code_before(section, tab, code).items():
         cell = section.cells[position]
         for feature in CELL_ROLES:
             for content, line in feature.cell_roles(cell):
                 found.setdefault(feature.key, {})[PlacedRole(after, content, line)] = None
+        if shown_by is not None and cell.condition and not condition_holds(
+                cell.condition, after, shown_by):
+            continue   # a sentence not shown: its values and claims do not matter there
         for token, line in located_tokens(cell.tokens, cell.line):
             if token.type == "role" and token.meta["role"] in PLACED_ROLES:
                 found.setdefault(PLACED_ROLES[token.meta["role"]].key, {})[
@@ -89,9 +93,10 @@ def run_problems(section: Section, tab: str, code: Mapping[int, CodeCell],
                  computed: Computed, frozen: bool = False
                  ) -> tuple[dict[str, list[Problem]], list[Problem]]:
     """What the pages of `section` for `tab` cannot show of what its run computed, by
-    feature key; and, for a `frozen` run, the roles outside the frozen key that it
-    predates (not judged: listed, never blocking, since only a new frozen run can)."""
-    roles = placed_roles(section, tab, code)
+    feature key (a conditional block's roles count only where the run shows it); and, for
+    a `frozen` run, the roles outside the frozen key that it predates (not judged: listed,
+    never blocking, since only a new frozen run can)."""
+    roles = placed_roles(section, tab, code, shown_by=computed)
     problems, pending = {}, []
     for feature in FEATURES:
         if feature.problems is None:
