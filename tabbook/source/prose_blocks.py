@@ -50,11 +50,17 @@ class ProseBlocks:
                 return lambda number: apply(number, *found.groups())
         return None
 
-    def _begin_tab(self, number: int, names: str) -> None:
+    def _in_condition(self, number: int, marker: str, fix: str) -> bool:
+        """Whether a conditional block is open, where `marker` may not stand (reported)."""
         if self.condition_line is not None:
-            self.report(number, f":begin_tab: inside the :begin_if: block opened at line "
-                        f"{self.condition_line}", "close the conditional block with :end_if: "
-                        "first: a conditional block goes inside a tab block, not around it")
+            self.report(number, f"{marker} inside the :begin_if: block opened at line "
+                        f"{self.condition_line}", fix)
+        return self.condition_line is not None
+
+    def _begin_tab(self, number: int, names: str) -> None:
+        if self._in_condition(number, ":begin_tab:", "close the conditional block with "
+                              ":end_if: first: a conditional block goes inside a tab block, "
+                              "not around it"):
             return
         if self.tab_line is not None:
             self.report(self.tab_line, f":begin_tab: is not closed before the next "
@@ -63,10 +69,8 @@ class ProseBlocks:
         self.tabs, self.tab_line = split_names(names) or ("",), number
 
     def _end_tab(self, number: int) -> None:
-        if self.condition_line is not None:
-            self.report(number, f":end_tab: inside the :begin_if: block opened at line "
-                        f"{self.condition_line}", "close the conditional block with :end_if: "
-                        "first")
+        if self._in_condition(number, ":end_tab:", "close the conditional block with :end_if: "
+                              "first"):
             return
         if self.tab_line is None:
             self.report(number, ":end_tab: without a matching :begin_tab: (ignored)",
@@ -74,10 +78,8 @@ class ProseBlocks:
         self.tabs, self.tab_line = (ALL_TABS,), None
 
     def _begin_if(self, number: int, expression: str) -> None:
-        if self.condition_line is not None:
-            self.report(number, f":begin_if: inside the :begin_if: block opened at line "
-                        f"{self.condition_line}", "close that block with :end_if: first "
-                        "(conditions do not nest: write `a and b`)")
+        if self._in_condition(number, ":begin_if:", "close that block with :end_if: first "
+                              "(conditions do not nest: write `a and b`)"):
             return
         try:
             compile(expression.strip(), "<:begin_if:>", "eval")
