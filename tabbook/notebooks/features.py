@@ -103,13 +103,14 @@ def run_problems(section: Section, tab: str, code: Mapping[int, CodeCell],
             continue
         placed, results = roles.get(feature.key, []), computed.get(feature.results_key, ())
         if frozen and not feature.in_frozen_key:
+            judged = [role for role in placed if feature.judged(role, results)]
             pending += [Problem(section.display_path, role.line,
                                 f":{feature.roles[0]}:`{role.content.strip()}` not judged: the "
                                 "frozen run shown predates it",
                                 "the next `build.py eval --freeze` on a GPU machine judges it",
                                 tab, warning=True)
-                        for role in placed if not feature.judged(role, results)]
-            placed = [role for role in placed if feature.judged(role, results)]
+                        for role in placed if role not in judged]
+            placed = judged
         problems[feature.key] = feature.problems(section, tab, placed, results)
     return problems, pending
 
