@@ -219,6 +219,45 @@ def test_math_is_converted_once_for_the_check_and_the_page(tmp_path):
     assert to_mathml("\\{a\\} \\\\ b", True)[1] is None
 
 
+# d2l-en's display equations written inside a paragraph, two or three lines in a row
+# (statistics.md:488, gp-inference.md:75-76): pandoc, d2lbook's reader, reads each
+# ``$$…$$`` as display math; read as ``$`` pairs, the newline between two was a formula.
+D2L_EN_EQUATIONS = {
+    "statistics": ("Consider the following estimators of $\\theta$:\n"
+                   "$$\\hat{\\theta} = \\max \\{X_1, X_2, \\ldots, X_n \\};$$\n"
+                   "$$\\tilde{\\theta} = 2 \\bar{X_n} = \\frac{2}{n} \\sum_{i=1}^n X_i.$$\n",
+                   ('<mover accent="true"><mrow><mi>&#x003B8;</mi></mrow><mo>&#x0005E;</mo>',
+                    '<mo>max</mo><mo stretchy="false">&#x0007B;</mo>',   # \{ kept
+                    '<mo stretchy="false">&#x0007E;</mo>', "<munderover><mo>&#x02211;</mo>")),
+    "gp-inference": ("The predictive distribution has the form:\n"
+                     "$$p(y_* | x_*, \\textbf{y}, \\theta) = \\mathcal{N}(a_*,v_*)$$\n"
+                     "$$a_* = k_{\\theta}(x_*,X)[K_{\\theta}(X,X)+\\sigma^2I]^{-1}"
+                     "(\\textbf{y}-\\mu) + \\mu$$\n"
+                     "$$v_* = k_{\\theta}(x_*,x_*) - K_{\\theta}(x_*,X)[K_{\\theta}(X,X)+"
+                     "\\sigma^2I]^{-1}k_{\\theta}(X,x_*)$$\n",
+                     ("<mi>&#x1D4A9;</mi>", "<msub><mi>a</mi><mo>&#x0002A;</mo></msub>",
+                      "<msub><mi>v</mi><mo>&#x0002A;</mo></msub>", "<mi>&#x003BC;</mi>")),
+}
+
+
+@pytest.mark.parametrize("source", D2L_EN_EQUATIONS)
+def test_display_equations_inside_a_paragraph_are_displayed(tmp_path, source):
+    ctx, _ = context(tmp_path)
+    text, elements = D2L_EN_EQUATIONS[source]
+    formulas = text.count("$$") // 2
+    html = render_prose(text, 1, ctx)
+    assert html.count('<span class="math display"><math xmlns="http://www.w3.org/1998/Math/'
+                      'MathML" display="block" displaystyle="true">') == formulas
+    assert "math-error" not in html and "$" not in html
+    for element in elements:
+        assert element in html
+    # The check finds nothing to say (no empty formula between two lines).
+    math = [token for token, _ in located_tokens(prose_tokens(text), 1)
+            if token.type.startswith("math")]
+    assert [token.type for token in math].count("math_inline_double") == formulas
+    assert all(to_mathml(token.content, True)[1] is None for token in math)
+
+
 TABLES = """\
 # Tableaux
 :label:`sec_tab`

@@ -34,9 +34,11 @@ SCRIPTS_TO_LIMITS = {"msub": "munder", "msup": "mover", "msubsup": "munderover"}
 """latex2mathml sometimes writes a sum's limits as scripts (inside ``\\left( \\right)``)."""
 
 WRAPPERS = {"math_inline": ('<span class="math inline">', "</span>", False),
-            "math_inline_double": ('<div class="math inline">', "</div>", True),
+            "math_inline_double": ('<span class="math display">', "</span>", True),
             "math_block": ('<div class="math block">\n', "\n</div>\n", True)}
-"""How mdit-py-plugins' dollarmath wraps each kind of math, and whether it is displayed."""
+"""How each kind of math of mdit-py-plugins' dollarmath is wrapped, and whether it is
+displayed: ``$$…$$`` inside a paragraph in a <span> (a <div> would end the paragraph),
+displayed as a block by its MathML (``display="block"``)."""
 
 
 def math_html(latex: str, display: bool, language: Language | None = None) -> str:

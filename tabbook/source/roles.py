@@ -148,7 +148,10 @@ def roles_plugin(md: MarkdownIt) -> None:
 def prose_markdown(math: Callable[[str, bool], str] | None = None) -> MarkdownIt:
     """The Markdown of d2lbook prose; `math(latex, display)` renders math if given."""
     md = MarkdownIt("commonmark", {"html": True, "typographer": False}).enable("table")
+    # double_inline: ``$$…$$`` inside a paragraph is display math, as pandoc (d2lbook's
+    # reader) reads it; two such lines in a row were read as ``$`` pairs around a newline.
     dollarmath_plugin(md, allow_labels=False, allow_space=True, allow_digits=False,
+                      double_inline=True,
                       renderer=math and (lambda content, options:
                                          math(content, options["display_mode"])))
     roles_plugin(md)
