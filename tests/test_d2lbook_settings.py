@@ -200,7 +200,7 @@ def line_of(text: str, fragment: str) -> int:
     return text[:text.index(fragment)].count("\n") + 1
 
 
-@pytest.mark.parametrize("change, message", [
+MISSING_FILES = [
     (("favicon = static/favicon.png", "favicon = static/nope.png"),
      "[html] favicon = 'static/nope.png': no such file — give a path relative to the book's "
      "folder (where config.ini is)"),
@@ -209,23 +209,47 @@ def line_of(text: str, fragment: str) -> int:
      "folder (where config.ini is)"),
     (("include_css = css/*.css", "include_css = css/*.css style.css"),
      "[html] include_css: 'style.css' matches no file — give CSS files relative to the "
-     "sources' folder ([build] source_dir)"),
+     "sources' folder ([build] source_dir)")]
+WRONG_LINKS = [
     (("fab fa-github", "fab fa-github, Docs"),
      "[html] header_links has 7 items, not a multiple of 3 — write each link as name, URL, "
      "icon (e.g. GitHub, https://github.com/owner/repo, fab fa-github)"),
     (("https://github.com/owner/book, fab fa-github", "fab fa-github, https://github.com/o/b"),
      "[html] header_links: 'fab fa-github' (the URL of 'GitHub') is not a URL — write each "
-     "link as name, URL, icon"),
-])
-def test_a_wrong_html_setting_is_an_error_at_its_line(tmp_path, change, message):
+     "link as name, URL, icon")]
+
+
+def located(config: str, change: tuple[str, str], message: str) -> str:
+    key = change[1].split(" =")[0] if " = " in change[1] else "header_links"
+    return f"config.ini:{line_of(config, key + ' =')}: {message}"
+
+
+@pytest.mark.parametrize("change, message", WRONG_LINKS)
+def test_a_wrong_header_link_is_an_error_at_its_line(tmp_path, change, message):
     config = SETTINGS.replace(*change)
     root = settings_book(tmp_path, config)
-    key = change[1].split(" =")[0] if " = " in change[1] else "header_links"
     with pytest.raises(ConfigError) as error:
         load_config(root)
-    assert str(error.value) == f"config.ini:{line_of(config, key + ' =')}: {message}"
+    assert str(error.value) == located(config, change, message)
     result = build(REPO, "-C", str(root), "check")
     assert result.returncode == 1 and message in result.stderr
+
+
+@pytest.mark.parametrize("change, message", MISSING_FILES)
+def test_a_missing_html_file_stops_the_site_only_at_its_line(tmp_path, change, message):
+    """d2lbook looks for these files when it builds the site: `check`, `lib` and
+    `notebooks` run without them; `html` stops before any work, at the setting's line."""
+    config = SETTINGS.replace(*change)
+    root = settings_book(tmp_path, config)
+    (root / "d2l").mkdir()
+    (root / "d2l" / "__init__.py").write_text('__version__ = "0"\n')   # for `lib`
+    for command in ("check", "lib", "notebooks"):
+        result = build(REPO, "-C", str(root), command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 1
+    assert result.stderr == f"error: {located(config, change, message)}\n"
+    assert not (root / "_build" / "eval").exists() and not (root / "_build" / "html").exists()
 
 
 def test_a_resource_that_matches_nothing_is_a_located_warning(tmp_path):
@@ -318,6 +342,27 @@ def test_the_eval_report_is_not_read_as_a_source(tmp_path):
     report.parent.mkdir(parents=True)
     report.write_text("# Eval report\n", encoding="utf-8")
     assert not [p for p in problems_of(root) if "_build" in p]
+
+
+def test_a_d2lbook_book_with_its_name_and_tabs_only_has_d2lbooks_defaults(tmp_path):
+    """d2l-zh's [html] names files of a static/ folder that a copy of its sources lacks:
+    d2lbook's `lib` and the like run without them, and so do `check`, `lib` and
+    `notebooks`; the site stops at the setting's line."""
+    config = ("[project]\nname = mini\n\n[build]\ntabs = pytorch\n\n[html]\n"
+              "favicon = static/favicon.png\n")
+    root = smallest_book(tmp_path, config)
+    project = load_config(root).project   # d2lbook's config_default.ini
+    assert (project.release, project.title, project.author, project.copyright,
+            project.lang) == ("0.0.1", "", "The contributors", "", "")
+    for command in ("check", "lib", "notebooks"):
+        result = build(REPO, "-C", str(root), command)
+        assert result.returncode == 0, result.stdout + result.stderr
+    assert (root / "_build" / "notebooks" / "pytorch" / "sec.ipynb").is_file()
+    (root / "config.ini").write_text(config + "\n[launch]\ngithub_repo = owner/mini\n")
+    result = build(REPO, "-C", str(root), "html")
+    assert result.returncode == 1 and result.stderr.endswith(
+        "\nerror: config.ini:8: [html] favicon = 'static/favicon.png': no such file — give a "
+        "path relative to the book's folder (where config.ini is)\n")
 
 
 @pytest.mark.kernels

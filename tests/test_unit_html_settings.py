@@ -51,6 +51,7 @@ def test_settings_with_their_paths(tmp_path):
     assert html.files == [tmp_path / "img" / "fav.png", sources / "css" / "b.css",
                           sources / "img" / "a.png", sources / "static" / "js" / "x.js"]
     assert HtmlSettings.static_name(html.favicon) == "_static/fav.png"
+    assert html.missing_files() == []
 
 
 def test_a_resource_matching_nothing_or_outside_the_sources_is_a_warning_at_its_line(tmp_path):
@@ -64,14 +65,16 @@ def test_a_resource_matching_nothing_or_outside_the_sources_is_a_warning_at_its_
         "sources' folder — the site gets no copy of it; fix or remove the entry"]
 
 
-def test_a_missing_logo_or_style_sheet_is_an_error_at_its_line(tmp_path):
+def test_a_missing_logo_or_style_sheet_is_found_by_the_site_at_its_line(tmp_path):
     html = HTML + "html_logo = img/missing.png\ninclude_css = css/*.css nothing/*.css\n"
     html = html.replace("include_css = css/*.css\n", "", 1)
-    assert config_error(book_with(tmp_path, html)) == (
+    settings = load_config(book_with(tmp_path, html)).html   # not an error of config.ini
+    assert settings.missing_files() == [
         "config.ini:31: [html] html_logo = 'img/missing.png': no such file — give a path "
-        "relative to the book's folder (where config.ini is)\n"
+        "relative to the book's folder (where config.ini is)",
         "config.ini:32: [html] include_css: 'nothing/*.css' matches no file — give CSS files "
-        "relative to the sources' folder ([build] source_dir)")
+        "relative to the sources' folder ([build] source_dir)"]
+    assert settings.style_sheets == (tmp_path / "chapters" / "css" / "b.css",)
 
 
 def test_header_links_must_be_triples_of_name_url_icon(tmp_path):

@@ -6,9 +6,12 @@ resources``.
 Paths are read as d2lbook reads them: the favicon and the logo relative to the
 book's folder (where config.ini is), the style sheets and the resources relative
 to the sources' folder (``[build] source_dir``), as space-separated glob patterns
-where a folder stands for every file under it. A favicon, logo or style sheet
-that is not there is an error at its line (d2lbook stops on the first two); a
-resource that matches no file is a warning (d2lbook copies nothing for it).
+where a folder stands for every file under it. The files are looked for only by
+the stage that uses them (`HtmlSettings.missing_files`, the site's requirements): a
+favicon, logo or style sheet that is not there is an error at its line for the
+site (d2lbook stops on the first two), never for `check`, `lib` or `notebooks`,
+which d2lbook runs without them. A resource that matches no file is a warning
+(d2lbook copies nothing for it).
 """
 from __future__ import annotations
 
@@ -16,6 +19,7 @@ import glob
 import os
 import re
 from dataclasses import dataclass, field
+from functools import cached_property
 from pathlib import Path
 
 from .config_options import CONFIG_FILE, Settings, option, section
@@ -48,20 +52,53 @@ class HeaderLink:
 @dataclass(frozen=True)
 class HtmlSettings:
     header_links: tuple[HeaderLink, ...] = ()
-    favicon: Path | None = None
-    logo: Path | None = None
-    style_sheets: tuple[Path, ...] = ()
-    """The book's own CSS files, in order: the site's style sheet ends with them."""
+    written: HtmlOptions = HtmlOptions()
+    """[html] as written (its files are looked for by `missing_files`)."""
+    lines: dict[str, int] = field(default_factory=dict)
+    """[html] key -> its line in config.ini, for the errors of its files."""
+    root: Path = Path(".")
+    """The book's folder: the favicon and the logo are relative to it."""
+    source_root: Path = Path(".")
+    """The sources' folder: the style sheets are relative to it."""
     resources: dict[str, Path] = field(default_factory=dict)
     """Site path (POSIX, relative to the site's root) -> file copied there."""
     warnings: tuple[Problem, ...] = ()
     """What d2lbook tolerates in these settings, at its line of config.ini."""
 
     @property
+    def favicon(self) -> Path | None:
+        return self.root / self.written.favicon if self.written.favicon else None
+
+    @property
+    def logo(self) -> Path | None:
+        return self.root / self.written.html_logo if self.written.html_logo else None
+
+    @cached_property
+    def style_sheets(self) -> tuple[Path, ...]:
+        """The book's own CSS files, in order: the site's style sheet ends with them."""
+        return tuple(dict.fromkeys(path for pattern in self.written.include_css
+                                   for path in matching_files(self.source_root, pattern)))
+
+    @property
     def files(self) -> list[Path]:
         """Every file of the book that the site copies or reads for these settings."""
         return [*filter(None, (self.favicon, self.logo)), *self.style_sheets,
                 *self.resources.values()]
+
+    def missing_files(self) -> list[str]:
+        """The favicon, logo and style sheets that are not there, each at its line of
+        config.ini: what the site needs of these settings."""
+        missing = [f"{CONFIG_FILE}:{self.lines[key]}: [html] {key} = {written!r}: no such "
+                   f"file — give a path relative to the book's folder (where {CONFIG_FILE} "
+                   "is)" for key, written, path in (
+                       ("favicon", self.written.favicon, self.favicon),
+                       ("html_logo", self.written.html_logo, self.logo))
+                   if path is not None and not path.is_file()]
+        return missing + [f"{CONFIG_FILE}:{self.lines['include_css']}: [html] include_css: "
+                          f"{pattern!r} matches no file — give CSS files relative to the "
+                          "sources' folder ([build] source_dir)"
+                          for pattern in self.written.include_css
+                          if not matching_files(self.source_root, pattern)]
 
     @staticmethod
     def static_name(path: Path) -> str:
@@ -99,30 +136,6 @@ def header_links(settings: Settings, text: str) -> tuple[HeaderLink, ...]:
     return links
 
 
-def _book_file(settings: Settings, root: Path, key: str, written: str) -> Path | None:
-    if not written:
-        return None
-    if not (root / written).is_file():
-        settings.problem(settings.line("html", key), f"[html] {key} = {written!r}: no such "
-                         f"file — give a path relative to the book's folder (where "
-                         f"{CONFIG_FILE} is)")
-        return None
-    return root / written
-
-
-def _style_sheets(settings: Settings, patterns: tuple[str, ...],
-                  source_root: Path) -> tuple[Path, ...]:
-    sheets = []
-    for pattern in patterns:
-        found = matching_files(source_root, pattern)
-        if not found:
-            settings.problem(settings.line("html", "include_css"), f"[html] include_css: "
-                             f"{pattern!r} matches no file — give CSS files relative to the "
-                             "sources' folder ([build] source_dir)")
-        sheets += found
-    return tuple(dict.fromkeys(sheets))
-
-
 def _resources(settings: Settings, patterns: tuple[str, ...],
                source_root: Path) -> tuple[dict[str, Path], list[Problem]]:
     files: dict[str, Path] = {}
@@ -145,12 +158,11 @@ def _resources(settings: Settings, patterns: tuple[str, ...],
 def html_settings(settings: Settings, resource_patterns: tuple[str, ...], root: Path,
                   source_root: Path) -> HtmlSettings:
     """[html] read from `settings`, and the files of [build] resources;
-    their errors are reported to `settings`."""
+    their errors are reported to `settings` (the files of [html] are looked for later)."""
     options = settings.read(HtmlOptions)
     resources, warnings = _resources(settings, resource_patterns, source_root)
     return HtmlSettings(
-        header_links=header_links(settings, options.header_links),
-        favicon=_book_file(settings, root, "favicon", options.favicon),
-        logo=_book_file(settings, root, "html_logo", options.html_logo),
-        style_sheets=_style_sheets(settings, options.include_css, source_root),
-        resources=resources, warnings=tuple(warnings))
+        header_links=header_links(settings, options.header_links), written=options,
+        lines={key: settings.line("html", key) for key in ("favicon", "html_logo",
+                                                           "include_css")},
+        root=root, source_root=source_root, resources=resources, warnings=tuple(warnings))

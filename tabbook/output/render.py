@@ -4,7 +4,8 @@ Per page, code and outputs that differ between frameworks form a tab group; iden
 show once. One framework choice drives every group of every page (stored in the browser, or
 ``?tab=`` in the URL). The site makes no external request: styles, scripts, math (MathML)
 and search are all local. A site built for one tab has no tab interface at all. Its pages
-offer the launch notebooks: what the stage needs of config.ini (`requirements`) is theirs.
+offer the launch notebooks and show the book's favicon, logo and style sheets: what the
+stage needs of config.ini (`requirements`) is theirs.
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ from ..core.frameworks import framework
 from ..core.language import Language
 from .site_inputs import (INPUTS_STAMP, PAGES, kept_pages, page_file, page_keys,
                           site_fingerprint, site_kept)
-from .launch import LaunchLinks, has_launch_notebook, launch_links, requirements
+from .launch import LaunchLinks, has_launch_notebook, launch_links
+from .launch import requirements as launch_requirements
 from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext
 from ..core.model import Book, Section
@@ -40,6 +42,11 @@ from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
 
 
+def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
+    """What the site needs of config.ini, for a command to check before it does any work:
+    the launch notebooks' repository, and the files [html] names (looked for here, not when
+    config.ini is read: `check`, `lib` and `notebooks` run without them, as d2lbook's do)."""
+    return launch_requirements(config, tabs) + config.html.missing_files()
 
 
 class RenderError(BookError):
