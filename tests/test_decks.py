@@ -180,7 +180,8 @@ def test_chromium_shows_every_slide_with_its_tabs_outputs_offline(visitor, writt
     text = seen.page.text_content(".slides")
     shown = {"pytorch": "tensor(3.) sur le processeur", "tensorflow": "dtype=float32"}
     assert [words in text for words in shown.values()] == [t == tab for t in shown]
-    assert seen.page.evaluate("document.fonts.check('16px \"STIX Two Math\"')")
+    if tab == "pytorch":   # its formula is drawn with the book's math font
+        assert seen.page.evaluate("document.fonts.check('16px \"STIX Two Math\"')")
     assert seen.outside == [] and seen.errors == []
 
 
@@ -200,5 +201,8 @@ def test_the_print_view_prints_one_page_per_slide(visitor, written, tab, tmp_pat
     seen.page.wait_for_selector("html.deck-printable", state="attached")
     pdf = tmp_path / f"{tab}.pdf"
     seen.page.pdf(path=str(pdf), prefer_css_page_size=True, print_background=True)
-    assert len(PdfReader(pdf).pages) == 1 + SLIDES[tab]
+    pages = PdfReader(pdf).pages
+    assert len(pages) == 1 + SLIDES[tab]
+    if tab == "pytorch":   # the long code slide shrinks to its page, its output included
+        assert all(words in pages[3].extract_text() for words in ("valeur_59", "tensor([0,"))
     assert seen.outside == [] and seen.errors == []
