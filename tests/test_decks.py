@@ -95,6 +95,10 @@ def test_slides_group_cells_by_slide_type():
     grouped = decks.slides(PYTORCH)
     assert [len(cells) for cells in grouped] == [3, 2, 2]
     assert [cell.cell_type for cell in grouped[0]] == ["markdown", "code", "code"]
+    hidden = _notebook([_markdown("vue", "slide"), _markdown("cachée", "skip"),
+                        _markdown("à dire", "notes"), _markdown("suite", "subslide")])
+    assert [[cell.source for cell in cells] for cells in decks.slides(hidden)] == \
+        [["vue"], ["suite"]]
 
 
 def test_a_deck_renders_prose_math_code_and_the_outputs_of_its_tab(book, tmp_path):

@@ -2,9 +2,10 @@
 
 A slide notebook holds markdown cells whose ``metadata.slideshow.slide_type`` is
 ``"slide"`` (a new slide) or ``"-"`` (the current slide), and code cells, with the
-outputs of one tab's run, that belong to the slide of the cell before them; its
-markdown cells' level-1 heading lines are dropped, since the deck's title slide shows
-the section's title. Slides are made the way the site makes pages: prose by
+outputs of one tab's run, that belong to the slide of the cell before them (``"skip"``
+and ``"notes"`` cells are left out). Its markdown cells' level-1 heading lines are
+dropped, since the deck's title slide shows the section's title; a slide left with
+nothing is dropped too. Slides are made the way the site makes pages: prose by
 `markup.render_prose` (MathML with the book's math font, French typography), code by
 `outputs.highlight_code` (Pygments) and outputs by `outputs.render_outputs` (text,
 images written under ``_images/`` of the decks' folder, SVG, HTML tables). A slide
@@ -21,6 +22,10 @@ The API (the caller builds the `Deck`s and the `DeckBook`):
 - ``render_deck(deck, book, folder)``: one deck's HTML (its output images written
   under `folder`, the decks' folder).
 - ``render_deck_index(decks, book)``: the index page, decks by chapter and tab.
+
+A deck has 1 + its notebook's slides (``Reveal.getTotalSlides()``). What prints one (Chromium
+at ``<deck>?print-pdf``) waits for the class ``deck-printable`` on ``<html>``, then prints
+at the page size of its CSS (Playwright's ``prefer_css_page_size``): one page per slide.
 """
 from __future__ import annotations
 
@@ -48,6 +53,8 @@ INDEX = "index.html"
 STATIC = "_static"
 NEW_SLIDE = ("slide", "subslide")
 """The slide types that start a slide (RISE's sub-slides are slides here)."""
+LEFT_OUT = ("skip", "notes")
+"""The slide types of cells that no slide shows (a deck has no speaker view)."""
 TITLE_LINE = re.compile(r"^# .*(?:\n|$)", re.M)
 """A level-1 heading line of a markdown cell, which the title slide shows already."""
 
@@ -90,7 +97,7 @@ def slides(notebook: nbformat.NotebookNode) -> list[list[nbformat.NotebookNode]]
     grouped: list[list[nbformat.NotebookNode]] = []
     for cell in notebook.cells:
         kind = cell.get("metadata", {}).get("slideshow", {}).get("slide_type", "-")
-        if kind == "skip":
+        if kind in LEFT_OUT:
             continue
         if not grouped or (cell.cell_type == "markdown" and kind in NEW_SLIDE):
             grouped.append([])
