@@ -151,3 +151,79 @@ def test_a_failed_setup_blames_the_network_only_when_pip_could_not_reach_it(book
     message = str(environments._setup_failure("tools", failed.value))
     assert "No matching distribution found for six==1.17.0" in message
     assert "check this machine's network access to PyPI" in message, message
+
+
+# -- npm packages (axe-core, reveal.js), fetched without npm ------------------------------
+def _tarball(files: dict[str, bytes]) -> bytes:
+    import io
+    import tarfile
+
+    written = io.BytesIO()
+    with tarfile.open(fileobj=written, mode="w:gz") as tar:
+        for name, data in files.items():
+            member = tarfile.TarInfo(f"package/{name}")
+            member.size = len(data)
+            tar.addfile(member, io.BytesIO(data))
+    return written.getvalue()
+
+
+TARBALL = _tarball({"dist/kept.js": b"kept", "dist/theme/a.css": b"a", "dist/theme/b.css": b"b",
+                    "src/left.js": b"left out"})
+
+
+def _package(tarball: bytes) -> environments.NpmFiles:
+    import base64
+    import hashlib
+
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(tarball).digest()).decode()
+    return environments.NpmFiles("tiny", "1.0.0", integrity, ("dist/kept.js", "dist/theme"),
+                                 "the tests")
+
+
+@pytest.fixture
+def downloads(tmp_path, monkeypatch) -> list[str]:
+    """The URLs asked of the (stand-in) npm registry, which serves `TARBALL`; the tools'
+    folder is a temporary one."""
+    import io
+    import urllib.request
+
+    asked: list[str] = []
+
+    def urlopen(url, timeout):
+        asked.append(url)
+        return io.BytesIO(TARBALL)
+    monkeypatch.setattr(urllib.request, "urlopen", urlopen)
+    monkeypatch.setattr(environments, "TOOL_ROOT", tmp_path)
+    return asked
+
+
+def test_an_npm_package_is_downloaded_once_and_only_its_kept_files_stay(downloads, tmp_path):
+    package = _package(TARBALL)
+    folder = environments.ensure_npm_files(package)
+    assert folder == tmp_path / ENVS_DIR / "tiny-1.0.0"
+    assert sorted(p.relative_to(folder).as_posix() for p in folder.rglob("*") if p.is_file()) \
+        == ["dist/kept.js", "dist/theme/a.css", "dist/theme/b.css"]
+    assert downloads == ["https://registry.npmjs.org/tiny/-/tiny-1.0.0.tgz"]
+    assert environments.ensure_npm_files(package) == folder   # offline: no second download
+    assert len(downloads) == 1
+    assert [p.name for p in folder.parent.iterdir()] == ["tiny-1.0.0"]   # no staging left
+
+
+def test_an_altered_npm_download_is_refused_and_nothing_is_kept(downloads, tmp_path):
+    package = _package(TARBALL + b"altered")
+    with pytest.raises(RuntimeError, match="integrity .* differs from the pinned"):
+        environments.ensure_npm_files(package)
+    assert not (tmp_path / ENVS_DIR).exists()
+
+
+def test_an_npm_package_out_of_reach_says_where_to_put_it(tmp_path, monkeypatch):
+    import urllib.request
+
+    def unreachable(url, timeout):
+        raise OSError("Temporary failure in name resolution")
+    monkeypatch.setattr(urllib.request, "urlopen", unreachable)
+    monkeypatch.setattr(environments, "TOOL_ROOT", tmp_path)
+    with pytest.raises(RuntimeError, match=r"could not download tiny 1\.0\.0 .* the tests need "
+                                           r"it once.* put that version's dist/kept\.js, "
+                                           r"dist/theme in .*tiny-1\.0\.0"):
+        environments.ensure_npm_files(_package(TARBALL))

@@ -17,11 +17,12 @@ import shlex
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterator
 
 from .errors import BookError, machine_error
-from .records import atomic_write, stamp_matches, write_stamp
+from .records import stamp_matches, write_stamp
 
 ENVS_DIR = ".envs"
 # The repository this build system lives in: its requirements/, .envs/ and d2l package
@@ -289,38 +290,81 @@ def ensure_chromium() -> None:
     ensure_debian_packages({CHROMIUM: "chromium"}, "to print the PDF")
 
 
-AXE_CORE_VERSION = "4.14.1"
-# The npm registry's integrity of the package's tarball (`npm view axe-core@4.14.1 dist`).
-AXE_CORE_INTEGRITY = ("sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyF"
-                      "NNtuFooJpZe37OgudVGtQ==")
-AXE_CORE_URL = f"https://registry.npmjs.org/axe-core/-/axe-core-{AXE_CORE_VERSION}.tgz"
+@dataclass(frozen=True)
+class NpmFiles:
+    """Files of one pinned package of the npm registry, fetched without npm."""
+    name: str
+    version: str
+    integrity: str
+    """The registry's integrity of the package's tarball (`npm view <name>@<version> dist`)."""
+    paths: tuple[str, ...]
+    """What is kept, relative to the package's folder: files, or folders kept whole."""
+    purpose: str
+    """What needs them, for the message when they cannot be downloaded."""
+
+    @property
+    def url(self) -> str:
+        return f"https://registry.npmjs.org/{self.name}/-/{self.name}-{self.version}.tgz"
+
+    @property
+    def folder(self) -> Path:
+        return TOOL_ROOT / ENVS_DIR / f"{self.name}-{self.version}"
+
+
+AXE_CORE = NpmFiles("axe-core", "4.14.1",
+                    "sha512-FHfa+lmNjQZfJz1q8wKqIDwC6DExcHt/pkjNQb09a3NPjCKg2rhu5qb2S4r76ASyF"
+                    "NNtuFooJpZe37OgudVGtQ==", ("axe.min.js",), "the accessibility tests")
+REVEAL = NpmFiles("reveal.js", "5.2.1",
+                  "sha512-r7//6mIM5p34hFiDMvYfXgyjXqGRta+/psd9YtytsgRlrpRzFv4RbH76TXd2qD+7ZPZE"
+                  "bpBDhdRhJaFgfQ7zNQ==",
+                  ("LICENSE", "dist/reveal.js", "dist/reveal.css", "dist/theme/white.css",
+                   "dist/theme/fonts/source-sans-pro"), "the slide decks")
+
+
+def ensure_npm_files(package: NpmFiles) -> Path:
+    """The folder of `package`'s kept files, ``.envs/<name>-<version>/``: downloaded once
+    from the npm registry (no npm needed), checked against its pinned integrity, and put
+    in place whole by one rename; once there, no network is used."""
+    target = package.folder
+    if all((target / path).exists() for path in package.paths):
+        return target
+    import tarfile
+    import tempfile
+    import urllib.request   # here, not at the top: build.py's every start imports this module
+    try:
+        with urllib.request.urlopen(package.url, timeout=60) as response:
+            archive = response.read()
+    except OSError as error:
+        raise RuntimeError(f"could not download {package.name} {package.version} from "
+                           f"{package.url} ({error}) — {package.purpose} need it once: "
+                           f"connect this machine to the network, or put that version's "
+                           f"{', '.join(package.paths)} in {target}") from error
+    integrity = "sha512-" + base64.b64encode(hashlib.sha512(archive).digest()).decode()
+    if integrity != package.integrity:
+        raise RuntimeError(f"{package.url}: integrity {integrity} differs from the pinned "
+                           f"{package.integrity} — the download was altered; retry later")
+    target.parent.mkdir(parents=True, exist_ok=True)
+    # Extracted beside its place, then renamed: an interrupted download leaves nothing there.
+    with tempfile.TemporaryDirectory(dir=target.parent) as staging, \
+            tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
+        kept = [member for member in tar.getmembers() if member.isfile() and any(
+            member.name == f"package/{path}" or member.name.startswith(f"package/{path}/")
+            for path in package.paths)]
+        tar.extractall(staging, members=kept, filter="data")
+        with contextlib.suppress(FileNotFoundError):   # a partial copy put there by hand
+            os.rename(target, Path(staging) / "previous")
+        os.rename(Path(staging) / "package", target)
+    return target
 
 
 def ensure_axe_core() -> Path:
-    """axe-core's browser script, which the accessibility tests inject into each page:
-    downloaded once from the npm registry (no npm needed), checked against its pinned
-    integrity and kept in ``.envs/axe-core-<version>/axe.min.js``."""
-    target = TOOL_ROOT / ENVS_DIR / f"axe-core-{AXE_CORE_VERSION}" / "axe.min.js"
-    if target.is_file():
-        return target
-    import tarfile
-    import urllib.request   # here, not at the top: build.py's every start imports this module
-    try:
-        with urllib.request.urlopen(AXE_CORE_URL, timeout=60) as response:
-            archive = response.read()
-    except OSError as error:
-        raise RuntimeError(f"could not download axe-core {AXE_CORE_VERSION} from {AXE_CORE_URL} "
-                           f"({error}) — the accessibility tests need it once: connect this "
-                           f"machine to the network, or put that version's axe.min.js at "
-                           f"{target}") from error
-    integrity = "sha512-" + base64.b64encode(hashlib.sha512(archive).digest()).decode()
-    if integrity != AXE_CORE_INTEGRITY:
-        raise RuntimeError(f"{AXE_CORE_URL}: integrity {integrity} differs from the pinned "
-                           f"{AXE_CORE_INTEGRITY} — the download was altered; retry later")
-    with tarfile.open(fileobj=io.BytesIO(archive), mode="r:gz") as tar:
-        script = tar.extractfile("package/axe.min.js").read()
-    atomic_write(target, script)   # an interrupted download leaves no half file
-    return target
+    """axe-core's browser script, which the accessibility tests inject into each page."""
+    return ensure_npm_files(AXE_CORE) / "axe.min.js"
+
+
+def ensure_reveal() -> Path:
+    """reveal.js's folder (`REVEAL.paths`), which the slide decks ship."""
+    return ensure_npm_files(REVEAL)
 
 
 def run_in_tools_env(root: Path, argv: list[str]) -> None:

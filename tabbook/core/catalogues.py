@@ -117,6 +117,13 @@ FRENCH = {
     "launch_python": "{framework} demande Python {python} au plus, et cette session a un Python "
     "plus récent : lancez ce carnet dans l'environnement du livre (README du dépôt) ou dans un "
     "conteneur Python {python}.",
+    # -- the slide decks
+    "slides": "Diapositives",
+    "slides_index": "Diapositives du livre",
+    "slides_section": "Lire la section dans le livre",
+    "slides_book": "Retour au livre",
+    "slides_print": "version à imprimer",
+    "slides_none": "Aucune section n'a de diapositives.",
 }
 
 ENGLISH = {
@@ -226,6 +233,13 @@ ENGLISH = {
     "launch_python": "{framework} needs Python {python} or older, and this session has a newer "
     "Python: run this notebook in the book's environment (the repository's README) or in a "
     "Python {python} container.",
+    # -- the slide decks
+    "slides": "Slides",
+    "slides_index": "The book's slides",
+    "slides_section": "Read the section in the book",
+    "slides_book": "Back to the book",
+    "slides_print": "printable version",
+    "slides_none": "No section has slides.",
 }
 
 # Modelled on d2l-zh (its numfig_format: 图1.2, 表1.2, 1.2节).
@@ -321,6 +335,13 @@ CHINESE = {
     "launch_changed": "的版本已改变。",
     "launch_python": "{framework} 需要 Python {python} 或更早的版本，而本会话的 Python 更新：请在本书"
                      "的环境（见仓库的 README）或 Python {python} 容器中运行本笔记本。",
+    # -- the slide decks
+    "slides": "幻灯片",
+    "slides_index": "本书的幻灯片",
+    "slides_section": "在书中阅读本节",
+    "slides_book": "返回本书",
+    "slides_print": "打印版",
+    "slides_none": "没有小节包含幻灯片。",
 }
 
 CATALOGUES = {"fr": FRENCH, "en": ENGLISH, "zh": CHINESE}
