@@ -120,3 +120,22 @@ def test_an_only_html_title_is_the_page_s_title(d2lbook_site):
     assert '<h1 id="references">References<a class="anchor"' in page
     # The sidebar names the page by that title too, not by its file name.
     assert re.search(r'<a href="zreferences.html" aria-current="page">References</a>', page)
+
+
+def test_our_book_s_reference_page_links_to_every_definition(built_repository):
+    """The page lists each tab's saved names and is in the sidebar and the search index;
+    every link of it reaches an existing anchor (the code cell that defines the name); a
+    site built for one tab shows that tab's reference alone, without tab interface."""
+    config = load_config(built_repository)
+    site = built_repository / "_build" / "html"
+    page = (site / "d2l.html").read_text(encoding="utf-8")
+    assert "<title>Le paquet d2l — " in page and "data-pagefind-body" in page
+    for tab, library in config.library.tabs.items():
+        source = (built_repository / library.lib_file).read_text(encoding="utf-8")
+        assert _shown_names(page, tab) == _library_names(source), tab
+    assert _broken_links(site, "d2l.html") == []
+    assert '<a href="d2l.html">Le paquet d2l</a>' in (site / "index.html").read_text()
+    alone = (built_repository / "public" / "d2l.html").read_text(encoding="utf-8")
+    assert _shown_names(alone, "pytorch") and not _shown_names(alone, "mxnet")
+    assert 'role="tablist"' not in alone
+    assert _broken_links(built_repository / "public", "d2l.html") == []

@@ -269,7 +269,7 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         if isinstance(err, OSError) and not err.filename:   # a full disk names no file
             err.filename = str(staging)
         raise
-    return RenderResult(final, len(book.pages()))
+    return RenderResult(final, len(book.pages()) + bool(site.reference))
 
 
 def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
