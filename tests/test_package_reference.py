@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import REPO, write_executed
+from conftest import DECLARE, REPO, md, write_book, write_executed
 from test_compat import write_d2lbook_book
 from tabbook.core.config import load_config
 from tabbook.notebooks.split import split_section
@@ -88,6 +88,54 @@ def test_the_reference_holds_every_saved_name_of_our_book():
         assert all(e.place and e.place.line > 0 for e in entries)
         added = [m for e in entries for m in e.members if m.place]
         assert added, f"{tab}: no method added with add_to_class"
+
+
+SAVING = md(DECLARE, """
+    # Une section
+
+    ```{.python .input}
+    #@tab all
+    class Model:  #@save
+        \"\"\"Un modèle.\"\"\"
+        def __init__(self, size):
+            self.size = size
+    ```
+
+    ```{.python .input}
+    #@tab all
+    @d2l.add_to_class(Model)  #@save
+    def grow(self, by=1):
+        \"\"\"Grandit de `by`.\"\"\"
+        self.size += by
+    ```
+""")
+
+
+def _render_book(root: Path) -> Path:
+    config, book, layout = write_executed(root, split_section)
+    return render_site(book, config, number_book(book), config.build.tabs, layout).folder
+
+
+def test_a_book_with_a_library_gets_its_reference_page(tmp_path):
+    """The page comes after the last chapter, one tab group of the three tabs; it is made
+    again when a section's saved code changes (its key has the reference in it)."""
+    root = write_book(tmp_path, {"chap/sec.md": SAVING})
+    site = _render_book(root)
+    page = (site / "d2l.html").read_text(encoding="utf-8")
+    assert "<title>Le paquet d2l — Un livre de test</title>" in page
+    for tab in ("pytorch", "mxnet", "tensorflow"):
+        assert _shown_names(page, tab) == {"Model", "Model.grow"}
+    assert re.search(r'<span class="keyword">class</span> <span class="name">d2l.Model</span>'
+                     r'\(self, size\)', page)
+    assert re.search(r'Ajoutée dans la section <a href="chap/sec.html#code-mxnet-\d+">1.1</a>'
+                     r' \(chapters/chap/sec.md, ligne \d+\)', page)
+    assert page.count('role="tablist"') == 1
+    assert _broken_links(site, "d2l.html") == []
+    section = (site / "chap" / "sec.html").read_text(encoding="utf-8")
+    assert '<a class="next" rel="next" href="../d2l.html">' in section
+    (root / "chapters/chap/sec.md").write_text(SAVING.replace("Un modèle.", "Un modèle simple."),
+                                               encoding="utf-8")
+    assert "Un modèle simple." in (_render_book(root) / "d2l.html").read_text(encoding="utf-8")
 
 
 @pytest.fixture(scope="module")

@@ -3,7 +3,9 @@ code cells with their outputs, and tab groups where the frameworks differ. The H
 and the PDF stage lay these parts out, each its own way."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import nbformat
 from markupsafe import Markup
@@ -29,6 +31,9 @@ class TabGroup:
     frameworks (notes on MXNet and TensorFlow after PyTorch code): another framework has
     nothing missing there, the passage concerns the others."""
 
+
+NO_PACKAGES: Mapping[str, Markup] = MappingProxyType({})
+"""A page without automodule blocks (and the PDF, which leaves them out)."""
 
 Part = Markup | TabGroup
 """A piece of a page: HTML common to its tabs, or a tab group."""
@@ -85,7 +90,7 @@ class _CodeCells:
 
 
 def _rst_fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
-                   ctx: PageContext, packages: dict[str, Markup]) -> dict[str, Markup]:
+                   ctx: PageContext, packages: Mapping[str, Markup]) -> dict[str, Markup]:
     """An eval_rst block: the package reference of an automodule block, the title of an
     ``only:: html`` block; other Sphinx markup is left out (the checks warned)."""
     module, title = automodule(cell.source), html_title(cell.source)
@@ -98,7 +103,7 @@ def _rst_fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
 
 
 def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
-               ctx: PageContext, packages: dict[str, Markup]) -> dict[str, Markup]:
+               ctx: PageContext, packages: Mapping[str, Markup]) -> dict[str, Markup]:
     """One model cell's HTML in each of `tabs` that shows something for it."""
     if cell.kind is CellKind.PROSE:
         shown = code.shown(position, tabs)
@@ -122,14 +127,14 @@ def _anchors(cell: Cell, tabs, ctx: PageContext) -> Markup:
 
 def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
                notebooks: dict[str, nbformat.NotebookNode],
-               packages: dict[str, Markup] | None = None) -> list[Part]:
+               packages: Mapping[str, Markup] = NO_PACKAGES) -> list[Part]:
     """The page's content; consecutive per-tab fragments form one tab group. `packages`:
     module -> its reference, for the page's automodule blocks."""
     code = _CodeCells(section, notebooks)
     parts: list[Part] = []
     for position, cell in enumerate(section.cells):
         tabs = [t for t in page_tabs if code.shows(t, position, cell)]
-        per_tab = _fragments(cell, position, tabs, code, ctx, packages or {}) if tabs else {}
+        per_tab = _fragments(cell, position, tabs, code, ctx, packages) if tabs else {}
         if not per_tab:
             continue
         if cell.tabs == (ALL_TABS,) and len(per_tab) == len(page_tabs) and \

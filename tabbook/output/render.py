@@ -70,6 +70,10 @@ class Site:
     def tabbed(self) -> bool:
         return len(self.tabs) > 1
 
+    def pages(self) -> list[Section]:
+        """The site's pages in order: the book's, then the package reference."""
+        return self.book.pages() + ([self.reference] if self.reference else [])
+
 
 # -- one page --------------------------------------------------------------------
 def executed_notebook(layout: Layout, section: Section, tab: str) -> nbformat.NotebookNode:
@@ -175,6 +179,12 @@ def render_reference_page(site: Site, pages: list[Section], position: int) -> st
         previous=pages[position - 1] if position > 0 else None, following=None)
 
 
+def _render(site: Site, pages: list[Section], position: int) -> str:
+    if pages[position] is site.reference:
+        return render_reference_page(site, pages, position)
+    return render_page(site, pages, position)
+
+
 # -- the whole site ------------------------------------------------------------
 def light_stylesheet() -> str:
     """The book's style sheet with the light colours of highlighted code."""
@@ -269,7 +279,7 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         if isinstance(err, OSError) and not err.filename:   # a full disk names no file
             err.filename = str(staging)
         raise
-    return RenderResult(final, len(book.pages()) + bool(site.reference))
+    return RenderResult(final, len(site.pages()))
 
 
 def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
@@ -281,7 +291,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
     keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
                      repr(site.package), site.reference)
-    pages = site.book.pages() + ([site.reference] if site.reference else [])
+    pages = site.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
         name = page_file(section)
@@ -289,8 +299,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
         if kept.get(name) == keys[name]:
             shutil.copyfile(final / name, staging / name)
         else:
-            render = render_reference_page if section is site.reference else render_page
-            (staging / name).write_text(render(site, pages, position), encoding="utf-8")
+            (staging / name).write_text(_render(site, pages, position), encoding="utf-8")
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
