@@ -20,8 +20,8 @@ from markupsafe import Markup
 from ..bootstrap.errors import BookError
 from ..core.config import Config
 from ..core.model import Book, Section
-from ..source.rst_blocks import automodules
 from ..notebooks.library import Definition, Member, Place, collect, library_text
+from ..source.rst_blocks import automodules
 from .markup import PageContext
 from .templating import MACROS
 from .typography import typeset

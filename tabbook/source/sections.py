@@ -22,10 +22,10 @@ from ..features.registry import BLOCK_ROLES as FEATURE_BLOCK_ROLES
 from ..features.registry import ROLES as FEATURE_ROLES
 from .branches import TAB_MARK
 from .prose_blocks import ProseBlocks, split_names
-from .rst_blocks import automodule, html_title
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, fence_alt,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
+from .rst_blocks import automodule, html_title
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
