@@ -17,6 +17,7 @@ from tabbook.output.package_reference import package_entries
 from tabbook.output.render import render_site
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
+from tabbook.source.rst_blocks import automodule, html_title
 
 
 class _Page(HTMLParser):
@@ -187,3 +188,17 @@ def test_our_book_s_reference_page_links_to_every_definition(built_repository):
     assert _shown_names(alone, "pytorch") and not _shown_names(alone, "mxnet")
     assert 'role="tablist"' not in alone
     assert _broken_links(built_repository / "public", "d2l.html") == []
+
+
+@pytest.mark.parametrize("body, module, title", [
+    (".. automodule:: d2l.torch\n   :members:\n   :imported-members:", "d2l.torch", ""),
+    ("\n.. automodule:: d2l.mxnet\n", "d2l.mxnet", ""),
+    (".. automodule:: d2l.torch\n   :members:\n\nMore text.", "", ""),
+    (".. only:: html\n\n   References\n   ==========", "", "References"),
+    (".. only:: html\n\n   ==========\n   References\n   ==========", "", "References"),
+    (".. only:: html\n\n   Some text, no title.", "", ""),
+    (".. only:: latex\n\n   References\n   ==========", "", ""),
+    (".. note:: Sphinx only.", "", ""),
+])
+def test_the_eval_rst_blocks_the_build_understands(body, module, title):
+    assert (automodule(body), html_title(body)) == (module, title)
