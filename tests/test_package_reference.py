@@ -16,6 +16,7 @@ from tabbook.notebooks.split import split_section
 from tabbook.output.package_reference import package_entries
 from tabbook.output.render import render_site
 from tabbook.source.numbering import number_book
+from tabbook.source.check import check_book
 from tabbook.source.parse import parse_book
 from tabbook.source.rst_blocks import automodule, html_title
 
@@ -202,3 +203,16 @@ def test_our_book_s_reference_page_links_to_every_definition(built_repository):
 ])
 def test_the_eval_rst_blocks_the_build_understands(body, module, title):
     assert (automodule(body), html_title(body)) == (module, title)
+
+
+def test_an_automodule_of_no_library_warns_at_its_line(tmp_path):
+    book = write_d2lbook_book(tmp_path / "mini")
+    page = book / "chapter_appendix" / "d2l.md"
+    page.write_text(page.read_text(encoding="utf-8").replace("d2l.torch", "d2l.jax"),
+                    encoding="utf-8")
+    config = load_config(book)
+    parsed, _ = parse_book(config)
+    found = [str(p) for p in check_book(parsed, config) if "automodule" in p.message]
+    assert found == ["chapter_appendix/d2l.md:20: warning: automodule d2l.jax: no "
+                     "[library-<tab>] of config.ini writes that module, the block shows "
+                     "nothing — name one of d2l.mxnet, d2l.torch"]

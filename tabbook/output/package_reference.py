@@ -90,12 +90,6 @@ def package(book: Book, config: Config, tabs: tuple[str, ...]) -> dict[str, tupl
             if tab in config.library.tabs}
 
 
-def module_tabs(config: Config) -> dict[str, str]:
-    """Python module -> its tab, for the tabs with a library (``d2l.torch`` -> pytorch)."""
-    return {Path(library.lib_file).with_suffix("").as_posix().replace("/", "."): tab
-            for tab, library in config.library.tabs.items()}
-
-
 def code_anchor(tab: str, cell_line: int) -> str:
     """The id of the code cell whose first line is `cell_line` of its page, in `tab`."""
     return f"code-{tab}-{cell_line}"

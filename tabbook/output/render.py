@@ -35,10 +35,9 @@ from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from .math_font import FONT, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
-from .package_reference import (Entry, module_tabs, package, reference_section,
-                                render_reference)
+from .package_reference import Entry, package, reference_section, render_reference
 from .page_parts import TabGroup, page_parts
-from ..source.rst_blocks import automodules
+from ..source.rst_blocks import automodules, module_tabs
 from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
 

@@ -9,8 +9,10 @@ build understands; any other one is left out of the HTML with a warning.
 from __future__ import annotations
 
 import re
+from pathlib import PurePosixPath
 
-from ..core.model import CellKind, Section
+from ..core.config import Config
+from ..core.model import CellKind, Problem, Section
 
 AUTOMODULE = re.compile(r"^\.\.\s+automodule::\s*(\S+)\s*$")
 OPTION = re.compile(r"^\s+:[\w-]+:.*$")
@@ -53,3 +55,22 @@ def automodules(section: Section) -> list[str]:
     return [module for cell in section.cells
             if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst"
             and (module := automodule(cell.source))]
+
+
+def module_tabs(config: Config) -> dict[str, str]:
+    """Python module -> its tab, for the tabs with a library (``d2l.torch`` -> pytorch)."""
+    return {PurePosixPath(library.lib_file).with_suffix("").as_posix().replace("/", "."): tab
+            for tab, library in config.library.tabs.items()}
+
+
+def unknown_modules(sections: list[Section], config: Config) -> list[Problem]:
+    """A warning for each automodule block naming a module no tab's library writes: it
+    shows nothing."""
+    known = module_tabs(config)
+    return [Problem(section.display_path, cell.line - 1, f"automodule {module}: no "
+                    "[library-<tab>] of config.ini writes that module, the block shows nothing",
+                    f"name one of {', '.join(sorted(known)) or 'the libraries (none)'}",
+                    warning=True)
+            for section in sections for cell in section.cells
+            if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst"
+            and (module := automodule(cell.source)) and module not in known]
