@@ -86,6 +86,7 @@ INDEX = md("""
     ```toc
     :maxdepth: 1
 
+    chapter_appendix/d2l
     chapter_references/zreferences
     ```
 """)
@@ -133,6 +134,25 @@ SECTION = md("""
     ```
 """)
 
+# d2l-en's chapter_appendix-tools-for-deep-learning/d2l.md: one automodule per tab block.
+D2L_REFERENCE = md("# L'API de `d2l`\n:label:`sec_d2l`", "Les membres du paquet `d2l`.", *(f"""
+    :begin_tab:`{tab}`
+
+    ```eval_rst
+
+    .. automodule:: d2l.{module}
+       :members:
+       :imported-members:
+
+    ```
+
+    :end_tab:
+""" for tab, module in (("mxnet", "mxnet"), ("pytorch", "torch"))))
+
+# d2l-en's chapter_references/zreferences.md: its title is in an `only:: html` block.
+ZREFERENCES = "```eval_rst\n.. only:: html\n\n   References\n   ==========\n```\n\n" \
+              ":bibliography:`../refs.bib`\n"
+
 BIB = """\
 @Book{Knuth.1984,
   author = {Knuth, Donald E.},
@@ -152,8 +172,8 @@ def write_d2lbook_book(root):
         "chapter_basics/index.md": md("# Bases", "```toc\n:maxdepth: 2\n\nbasics\n```"),
         "chapter_basics/basics.md": SECTION,
         "chapter_basics/basics_origin.md": "# Excluded\n",
-        "chapter_references/zreferences.md": md("```eval_rst", ".. only:: html", "```",
-                                                ":bibliography:`../refs.bib`"),
+        "chapter_appendix/d2l.md": D2L_REFERENCE,
+        "chapter_references/zreferences.md": ZREFERENCES,
         "refs.bib": BIB,
         "img/mark.svg": '<svg xmlns="http://www.w3.org/2000/svg" width="8" height="8"/>\n',
         "d2l/__init__.py": '"""The mini book\'s d2l."""\n__version__ = "0.0.1"\n',
@@ -169,22 +189,19 @@ def test_a_d2lbook_book_checks_with_located_warnings(tmp_path):
     book = write_d2lbook_book(tmp_path / "mini")
     result = build(REPO, "-C", str(book), "check")
     assert result.returncode == 0, result.stderr
-    assert "check: 5 sections, no problem stops the build" in result.stdout
+    assert "check: 6 sections, no problem stops the build" in result.stdout
+    # automodule blocks and the references' `only:: html` title are understood; the other
+    # eval_rst block is not.
     warnings = result.stderr.strip().split("\n")
     assert warnings == [
         "chapter_basics/basics.md:38: warning: an eval_rst block (reStructuredText for "
         "d2lbook's Sphinx) is kept in the notebooks but not shown in the HTML — write it in "
         "Markdown",
-        "chapter_references/zreferences.md:1: warning: an eval_rst block (reStructuredText for "
-        "d2lbook's Sphinx) is kept in the notebooks but not shown in the HTML — write it in "
-        "Markdown",
-        "chapter_references/zreferences.md:1: warning: the section has no '# Title' heading "
-        "(its file name stands in) — start it with '# Title'",
-        "check: 3 warnings (what d2lbook tolerates; --strict makes them errors)"]
+        "check: 1 warning (what d2lbook tolerates; --strict makes them errors)"]
     strict = build(REPO, "-C", str(book), "check", "--strict")
     assert strict.returncode == 1
     assert strict.stderr.strip().endswith(
-        "check: 3 problems found (strict: warnings are errors); nothing was built")
+        "check: 1 problem found (strict: warnings are errors); nothing was built")
     # warning_is_error in config.ini is the same as --strict (our own book sets it).
     (book / "config.ini").write_text(CONFIG.replace("eval_notebook = True",
                                                     "warning_is_error = True"))
@@ -212,8 +229,8 @@ def test_a_d2lbook_book_splits_with_inferred_tabs(tmp_path):
     built = book / "_build" / "notebooks"
     assert sorted(p.relative_to(built).as_posix() for p in built.rglob("*.ipynb")) == [
         f"{tab}/{page}.ipynb" for tab in ("mxnet", "pytorch") for page in (
-            "chapter_basics/basics", "chapter_basics/index", "chapter_front/index",
-            "chapter_references/zreferences", "index")]
+            "chapter_appendix/d2l", "chapter_basics/basics", "chapter_basics/index",
+            "chapter_front/index", "chapter_references/zreferences", "index")]
     pytorch = nbformat.read(built / "pytorch/chapter_basics/basics.ipynb", as_version=4)
     code = [c.source for c in pytorch.cells if c.cell_type == "code"]
     assert code[0].startswith("#@save\nimport torch")     # the #@tab line is gone

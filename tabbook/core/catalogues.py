@@ -25,6 +25,13 @@ FRENCH = {
     "launch_elsewhere": "Le carnet {framework} ne tourne ni sur Colab ni sur Kaggle, dont le "
     "Python est trop récent : lancez-le avec Python {python} au plus, dans l'environnement du "
     "livre (voir le {readme}) ou dans un conteneur.",
+    "package_title": "Le paquet d2l",
+    "package_intro": "Les fonctions et les classes que les sections du livre enregistrent dans "
+                     "le paquet d2l (marque #@save), dans l'ordre du livre ; les méthodes "
+                     "qu'une section ajoute à une classe (@d2l.add_to_class) sont listées sous "
+                     "elle.",
+    "defined_in": "Définie dans la section {section} ({file}, ligne {line}).",
+    "added_in": "Ajoutée dans la section {section} ({file}, ligne {line}).",
     "readme": "README du dépôt", "chapter_sections": "Sections de ce chapitre",
     "tab_absent": "Pas de version {framework} de ce passage.",
     "tab_elsewhere": "Ce passage concerne {frameworks}.",
@@ -147,6 +154,12 @@ ENGLISH = {
     "launch_elsewhere": "The {framework} notebook runs neither on Colab nor on Kaggle, whose "
     "Python is too recent: run it with Python {python} or older, in the book's environment (see "
     "the {readme}) or in a container.",
+    "package_title": "The d2l package",
+    "package_intro": "The functions and classes the book's sections save in the d2l package "
+                     "(#@save mark), in book order; the methods a section adds to a class "
+                     "(@d2l.add_to_class) are listed under it.",
+    "defined_in": "Defined in Section {section} ({file}, line {line}).",
+    "added_in": "Added in Section {section} ({file}, line {line}).",
     "readme": "repository's README", "chapter_sections": "Sections of this chapter",
     "tab_absent": "No {framework} version of this passage.",
     "tab_elsewhere": "This passage is about {frameworks}.",
@@ -264,6 +277,11 @@ CHINESE = {
     "launch_elsewhere": "{framework} 笔记本无法在 Colab 或 Kaggle 上运行（它们的 Python 太新）："
                         "请用 Python {python} 或更早的版本运行，可使用本书的环境（见{readme}）或容器。",
     "readme": "仓库的 README", "tab_absent": "这段内容没有 {framework} 版本。",
+    "package_title": "d2l 包",
+    "package_intro": "本书各节用 #@save 标记保存到 d2l 包中的函数和类，按本书顺序排列；某节用 "
+                     "@d2l.add_to_class 添加到类的方法列在该类之下。",
+    "defined_in": "定义于 {section} 节（{file}，第 {line} 行）。",
+    "added_in": "添加于 {section} 节（{file}，第 {line} 行）。",
     "tab_elsewhere": "这段内容只涉及 {frameworks}。", "chapter_sections": "本章各节",
     "outline": "本页内容",
     "pager": "上一页和下一页",

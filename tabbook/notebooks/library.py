@@ -39,11 +39,21 @@ SELF_MODULE = "d2l = sys.modules[__name__]"
 VERSION_LINE = re.compile(r"^.*__version__.*$", re.M)
 
 
+@dataclass(frozen=True)
+class Place:
+    """Where a saved definition stands in the book."""
+    page: str              # the section's name, e.g. ``chapter_gpu/use-gpu``
+    file: str              # its .md file as messages show it
+    cell_line: int         # the .md line of its code cell's first line
+    line: int              # the .md line of the definition's first line
+
+
 @dataclass
 class Member:
     name: str | None       # None for statements that are not methods (docstring...)
     text: str              # as it stands in the class body, indented
     origin: str = ""       # the section that added it, when not the class's own
+    place: Place | None = None   # where an added method is defined
 
 
 @dataclass
@@ -52,6 +62,7 @@ class Definition:
     text: str              # a function's or statement's code, or a class's header
     origin: str
     members: list[Member] | None = None   # None for functions and statements
+    place: Place | None = None
 
 
 @dataclass
@@ -74,23 +85,23 @@ class Library:
                 return   # the same statement saved twice (e.g. by two marks)
         self.entries.append(definition)
 
-    def add(self, item: Saved, origin: str) -> bool:
-        """Add what one #@save saved in section `origin`; False for a method whose class
-        is not saved."""
+    def add(self, item: Saved, origin: str, place: Place | None = None) -> bool:
+        """Add what one #@save saved in section `origin` (at `place`); False for a method
+        whose class is not saved."""
         if item.kind == "import":
             for line in item.text.split("\n") if "(" not in item.text else [item.text]:
                 if line.strip() and not SELF_IMPORT.match(line) and line not in self.imports:
                     self.imports.append(line)
         elif item.kind == "class":
-            self.define(_class(item, origin))
+            self.define(_class(item, origin, place))
         elif item.kind in ("function", "statement"):
             if item.text.strip() != SELF_MODULE:   # the header defines it
-                self.define(Definition(item.name, item.text, origin))
+                self.define(Definition(item.name, item.text, origin, place=place))
         else:
             target = self.named(item.target_class)
             if target is None or target.members is None:
                 return False
-            _add_method(target, item, origin)
+            _add_method(target, item, origin, place)
         return True
 
 
@@ -98,7 +109,7 @@ def _indent(text: str, by: int) -> str:
     return "\n".join(" " * by + line if line.strip() else "" for line in text.split("\n"))
 
 
-def _class(saved: Saved, origin: str) -> Definition:
+def _class(saved: Saved, origin: str, place: Place | None) -> Definition:
     """Split a saved class into its header and its members, to accept added methods."""
     lines = saved.text.split("\n")
     node = ast.parse(saved.text).body[0]
@@ -111,7 +122,7 @@ def _class(saved: Saved, origin: str) -> Definition:
         members.append(Member(name, "\n".join(lines[start:statement.end_lineno]).strip("\n")))
         previous_end = statement.end_lineno
     header = "\n".join(lines[:body_first]).rstrip()
-    return Definition(saved.name, header, origin, members)
+    return Definition(saved.name, header, origin, members, place)
 
 
 def collect(book: Book, config: Config, tab: str) -> Library:
@@ -126,7 +137,8 @@ def collect(book: Book, config: Config, tab: str) -> Library:
                 continue
             saved, _ = saved_definitions(resolve_code(cell.source, tab))
             for item in saved:
-                if not library.add(item, section.display_path):
+                place = Place(section.name, section.display_path, cell.line, cell.line + item.index)
+                if not library.add(item, section.display_path, place):
                     problems.append(Problem(
                         section.display_path, cell.line + item.index,
                         f"add_to_class({item.target_class}): no saved class of that name",
@@ -136,7 +148,7 @@ def collect(book: Book, config: Config, tab: str) -> Library:
     return library
 
 
-def _add_method(target: Definition, item: Saved, origin: str) -> None:
+def _add_method(target: Definition, item: Saved, origin: str, place: Place | None) -> None:
     lines = item.text.split("\n")
     node = ast.parse(item.text).body[0]
     # Drop the add_to_class decorator: inside the class the function is a method.
@@ -152,9 +164,9 @@ def _add_method(target: Definition, item: Saved, origin: str) -> None:
     text = _indent("\n".join(lines[keep_from:]), indent)
     for member in target.members:
         if member.name == item.name:
-            member.text, member.origin = text, origin
+            member.text, member.origin, member.place = text, origin, place
             return
-    target.members.append(Member(item.name, text, origin))
+    target.members.append(Member(item.name, text, origin, place))
 
 
 def custom_header(existing: str) -> str:

@@ -53,6 +53,9 @@ class PageContext:
     heading_offset: int = 0
     """Added to the level of every heading's tag: 1 when the page is a section of a
     document whose chapters are <h1> (the PDF's print layout)."""
+    code_anchors: bool = True
+    """Whether code cells carry the ids the package reference links to (one page each on
+    the site; the print layout's single document would repeat them)."""
 
     def url(self, page: str, anchor: str = "") -> str:
         """Relative URL from this page to another page (and anchor)."""

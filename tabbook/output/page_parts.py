@@ -3,7 +3,9 @@ code cells with their outputs, and tab groups where the frameworks differ. The H
 and the PDF stage lay these parts out, each its own way."""
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 
 import nbformat
 from markupsafe import Markup
@@ -12,7 +14,9 @@ from ..core.model import ALL_TABS, Cell, CellKind, Section
 from ..notebooks.features import Computed, code_before, computed_in, condition_holds
 from ..notebooks.split import code_cells
 from .descriptions import cell_description
+from ..source.rst_blocks import automodule, html_title
 from .markup import PageContext, render_prose
+from .package_reference import code_anchor
 from .outputs import highlight_code, render_outputs
 from .templating import ENVIRONMENT, MACROS
 
@@ -27,6 +31,9 @@ class TabGroup:
     frameworks (notes on MXNet and TensorFlow after PyTorch code): another framework has
     nothing missing there, the passage concerns the others."""
 
+
+NO_PACKAGES: Mapping[str, Markup] = MappingProxyType({})
+"""A page without automodule blocks (and the PDF, which leaves them out)."""
 
 Part = Markup | TabGroup
 """A piece of a page: HTML common to its tabs, or a tab group."""
@@ -82,38 +89,62 @@ class _CodeCells:
         return ()
 
 
+def _rst_fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
+                   ctx: PageContext, packages: Mapping[str, Markup]) -> dict[str, Markup]:
+    """An eval_rst block: the package reference of an automodule block, the title of an
+    ``only:: html`` block; other Sphinx markup is left out (the checks warned)."""
+    module, title = automodule(cell.source), html_title(cell.source)
+    if module in packages:
+        return dict.fromkeys(tabs, packages[module])
+    if title:
+        shown = code.shown(position, tabs)
+        return dict.fromkeys(tabs, Markup(render_prose(f"# {title}", cell.line, ctx, shown)))
+    return {}
+
+
 def _fragments(cell: Cell, position: int, tabs: list[str], code: _CodeCells,
-               ctx: PageContext) -> dict[str, Markup]:
+               ctx: PageContext, packages: Mapping[str, Markup]) -> dict[str, Markup]:
     """One model cell's HTML in each of `tabs` that shows something for it."""
     if cell.kind is CellKind.PROSE:
         shown = code.shown(position, tabs)
         return dict.fromkeys(tabs, Markup(render_prose(cell.source, cell.line, ctx, shown)))
     if cell.kind is CellKind.DISPLAY and cell.fence == "eval_rst":
-        return {}   # Sphinx markup: the checks warned that the HTML leaves it out
+        return _rst_fragments(cell, position, tabs, code, ctx, packages)
     if cell.kind is CellKind.DISPLAY:
         return dict.fromkeys(tabs, highlight_code(cell.source, _fence_language(cell.fence)))
     fragments = {tab: code.fragment(tab, position, ctx) for tab in tabs}
     return {tab: fragment for tab, fragment in fragments.items() if fragment is not None}
 
 
+def _anchors(cell: Cell, tabs, ctx: PageContext) -> Markup:
+    """The targets of links to a code cell in each of `tabs` (the package reference's), on
+    the site's pages (the print layout's document would repeat them)."""
+    if cell.kind is not CellKind.CODE or not ctx.code_anchors:
+        return Markup()
+    return Markup().join(Markup('<span id="{}"></span>').format(code_anchor(tab, cell.line))
+                         for tab in tabs)
+
+
 def page_parts(section: Section, page_tabs: list[str], ctx: PageContext,
-               notebooks: dict[str, nbformat.NotebookNode]) -> list[Part]:
-    """The page's content; consecutive per-tab fragments form one tab group."""
+               notebooks: dict[str, nbformat.NotebookNode],
+               packages: Mapping[str, Markup] = NO_PACKAGES) -> list[Part]:
+    """The page's content; consecutive per-tab fragments form one tab group. `packages`:
+    module -> its reference, for the page's automodule blocks."""
     code = _CodeCells(section, notebooks)
     parts: list[Part] = []
     for position, cell in enumerate(section.cells):
         tabs = [t for t in page_tabs if code.shows(t, position, cell)]
-        per_tab = _fragments(cell, position, tabs, code, ctx) if tabs else {}
+        per_tab = _fragments(cell, position, tabs, code, ctx, packages) if tabs else {}
         if not per_tab:
             continue
         if cell.tabs == (ALL_TABS,) and len(per_tab) == len(page_tabs) and \
                 len(set(per_tab.values())) == 1:
-            parts.append(next(iter(per_tab.values())))
+            parts.append(_anchors(cell, per_tab, ctx) + next(iter(per_tab.values())))
             continue
         if not parts or not isinstance(parts[-1], TabGroup):
             parts.append(TabGroup())
         group = parts[-1]
         group.runs_code |= cell.kind is CellKind.CODE
         for tab, fragment in per_tab.items():
-            group.fragments.setdefault(tab, []).append(fragment)
+            group.fragments.setdefault(tab, []).append(_anchors(cell, [tab], ctx) + fragment)
     return parts

@@ -98,6 +98,7 @@ class PrintContext(PageContext):
     """Page name -> its id in the document, for the pages this PDF holds."""
     online: str = ""
     """The published HTML book (for a page this PDF lacks), or ""."""
+    code_anchors: bool = False
 
     def url(self, page: str, anchor: str = "") -> str:
         if page in self.anchors:

@@ -37,7 +37,9 @@ from ..core.model import Book, Section
 from ..source.numbering import Numbers
 from .math_font import FONT, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
-from .page_parts import page_parts
+from .package_reference import Entry, package, reference_section, render_reference
+from .page_parts import TabGroup, page_parts
+from ..source.rst_blocks import automodules, module_tabs
 from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
 
@@ -64,10 +66,19 @@ class Site:
     layout: Layout
     pdfs: dict[str, str] = field(default_factory=dict)
     """Tab -> the site path of its PDF (``build.py pdf``), for the tabs that have one."""
+    package: dict[str, tuple[Entry, ...]] = field(default_factory=dict)
+    """Tab -> the reference of its d2l library, for the tabs that have one."""
+    reference: Section | None = None
+    """The page of the package reference, after the last chapter (none for a book without
+    a library, or whose pages show it in automodule blocks)."""
 
     @property
     def tabbed(self) -> bool:
         return len(self.tabs) > 1
+
+    def pages(self) -> list[Section]:
+        """The site's pages in order: the book's, then the package reference."""
+        return self.book.pages() + ([self.reference] if self.reference else [])
 
 
 # -- one page --------------------------------------------------------------------
@@ -125,7 +136,8 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
     ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
                       site.config.root, language)
     notebooks = {tab: executed_notebook(site.layout, section, tab) for tab in page_tabs}
-    parts = page_parts(section, page_tabs, ctx, notebooks)   # fills ctx.outline
+    parts = page_parts(section, page_tabs, ctx, notebooks,   # fills ctx.outline
+                       _automodules(site, section, ctx))
     launches = [_launch(site, section, tab, ctx) for tab in page_tabs
                 if has_launch_notebook(section, tab)]
     on_gpus = gpu_tabs(notebooks)
@@ -139,6 +151,44 @@ def render_page(site: Site, pages: list[Section], position: int) -> str:
         section_tabs=page_tabs, chapter_sections=_chapter_sections(site.book, section),
         previous=pages[position - 1] if position > 0 else None,
         following=pages[position + 1] if position + 1 < len(pages) else None)
+
+
+def _titles(book: Book) -> dict[str, str]:
+    return {page.name: page.title for page in book.pages()}
+
+
+def _automodules(site: Site, section: Section, ctx: PageContext) -> dict[str, Markup]:
+    """Module -> its reference, for the section's automodule blocks of a tab with a
+    library (a block naming another module shows nothing: the checks warned)."""
+    tabs = module_tabs(site.config)
+    return {module: render_reference(site.package[tabs[module]], tabs[module], ctx,
+                                     _titles(site.book))
+            for module in automodules(section) if tabs.get(module) in site.package}
+
+
+def render_reference_page(site: Site, pages: list[Section], position: int) -> str:
+    """The page of the package reference: one tab group of each tab's reference (shown
+    bare on a site built for one tab)."""
+    section = pages[position]
+    language = site.config.project.language
+    ctx = PageContext(section.name, section.display_path, site.numbers, site.folder,
+                      site.config.root, language)
+    titles = _titles(site.book)
+    group = TabGroup({tab: [render_reference(site.package[tab], tab, ctx, titles)]
+                      for tab in section.tabs}, runs_code=True)
+    heading = Markup("<h1>{}</h1>\n<p>{}</p>").format(
+        typeset(section.title, language), say(language, "package_intro"))
+    return ENVIRONMENT.get_template("page.html").render(
+        site=site, ctx=ctx, ui=language, title=typeset(section.title, language),
+        parts=[heading, group], launches=[], provenance=[], page_tabs=[],
+        section_tabs=list(section.tabs), chapter_sections=[],
+        previous=pages[position - 1] if position > 0 else None, following=None)
+
+
+def _render(site: Site, pages: list[Section], position: int) -> str:
+    if pages[position] is site.reference:
+        return render_reference_page(site, pages, position)
+    return render_page(site, pages, position)
 
 
 # -- the whole site ------------------------------------------------------------
@@ -223,7 +273,9 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     if site_kept(final, record, inputs):
         return RenderResult(final, len(book.pages()), rendered=False)
     try:
-        site = Site(config, book, numbers, tabs, staging, layout)
+        site = Site(config, book, numbers, tabs, staging, layout,
+                    package=package(book, config, tabs),
+                    reference=reference_section(config, book, tabs))
         keys = _write_site(site, final, kept_pages(final, record), progress)
         write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging), **{PAGES: keys})
         # Published only now: a failure above leaves the previous site intact.
@@ -233,7 +285,7 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         if isinstance(err, OSError) and not err.filename:   # a full disk names no file
             err.filename = str(staging)
         raise
-    return RenderResult(final, len(book.pages()))
+    return RenderResult(final, len(site.pages()))
 
 
 def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
@@ -243,8 +295,9 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     staging.mkdir(parents=True)
     pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
-    keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs)
-    pages = site.book.pages()
+    keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
+                     repr(site.package), site.reference)
+    pages = site.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
         name = page_file(section)
@@ -252,7 +305,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
         if kept.get(name) == keys[name]:
             shutil.copyfile(final / name, staging / name)
         else:
-            (staging / name).write_text(render_page(site, pages, position), encoding="utf-8")
+            (staging / name).write_text(_render(site, pages, position), encoding="utf-8")
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")

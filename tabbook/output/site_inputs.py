@@ -21,6 +21,7 @@ from ..core.layout import Layout
 from ..core.model import Book, Section
 from ..features.registry import FEATURES
 from ..source.numbering import Numbers
+from ..source.rst_blocks import automodules
 
 INPUTS_STAMP = ".inputs"
 """In the site folder: the fingerprint of what the site was made from, the hash of each
@@ -71,20 +72,27 @@ def page_file(section: Section) -> str:
 
 
 def page_keys(config: Config, book: Book, numbers: Numbers, tabs: tuple[str, ...],
-              layout: Layout, pdfs: dict[str, str]) -> dict[str, str]:
-    """Page file -> the hash of everything that page is made from."""
-    pages = book.pages()
+              layout: Layout, pdfs: dict[str, str], package: str = "",
+              reference: Section | None = None) -> dict[str, str]:
+    """Page file -> the hash of everything that page is made from. `package`: the d2l
+    package's reference as text, which the `reference` page and the pages with automodule
+    blocks show (it changes with the #@save code of any section)."""
+    pages = book.pages() + ([reference] if reference else [])
     shared = fingerprint(
         config.root, {*tool_files(), config.root / CONFIG_FILE, *config.html.files},
         repr(tabs), repr(sorted(pdfs.items())),
         repr([(page.name, page.title, page.tabs) for page in pages]),
         repr((numbers.sections, sorted(numbers.targets.items()), numbers.features)))
-    return {page_file(section): _page_key(section, shared, book, numbers, tabs, layout)
-            for section in pages}
+    keys = {page_file(section): _page_key(section, shared, book, numbers, tabs, layout,
+                                          package if automodules(section) else "")
+            for section in book.pages()}
+    if reference:
+        keys[page_file(reference)] = fingerprint(config.root, (), shared, package)
+    return keys
 
 
 def _page_key(section: Section, shared: str, book: Book, numbers: Numbers,
-              tabs: tuple[str, ...], layout: Layout) -> str:
+              tabs: tuple[str, ...], layout: Layout, package: str) -> str:
     files = source_files(book, section)
     for tab in tabs:
         files.update((layout.shown_notebook(tab, section), layout.launch_notebook(tab, section)))
@@ -93,7 +101,7 @@ def _page_key(section: Section, shared: str, book: Book, numbers: Numbers,
            for kind, table in (("heading", numbers.headings), ("figure", numbers.figures),
                                ("table", numbers.tables), ("equation", numbers.equations))
            for (page, line), number in sorted(table.items()) if page == section.name]
-    return fingerprint(book.source_root, files, shared, repr(own))
+    return fingerprint(book.source_root, files, shared, repr(own), package)
 
 
 def kept_pages(site: Path, record: dict | None) -> dict[str, str]:

@@ -25,6 +25,7 @@ from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
 from .pycode import Analysis, analyse, compile_issue
 from .roles import BLOCK_ROLES, INLINE_ROLES, SPHINX_ROLES, located_tokens
+from .rst_blocks import unknown_modules
 from .saving import SAVE_MARK, saved_definitions, unsaved_rest
 
 EXTERNAL = ("http://", "https://", "//")
@@ -386,4 +387,5 @@ def check_book(book: Book, config: Config,
         if feature.check_book is not None:
             problems += feature.check_book(book.source_root, sections)
     problems += _marks_saved_nowhere(book.pages(), config)
+    problems += unknown_modules(book.pages(), config)
     return _merge_tabs(problems)

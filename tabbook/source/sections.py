@@ -25,6 +25,7 @@ from .prose_blocks import ProseBlocks, split_names
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, fence_alt,
                     heading_title, leading_image, previous_block, prose_tokens, split_reference,
                     strip_slide_marks)
+from .rst_blocks import automodule, html_title
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
@@ -146,14 +147,25 @@ class SectionParser:
 
     def display(self, start: int, info: str, body: list[str]) -> None:
         if info == "eval_rst":
-            self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
-                         "is kept in the notebooks but not shown in the HTML",
-                         "write it in Markdown", warning=True)
+            self.eval_rst(start, "\n".join(body))
         # Displayed code stays within its prose tab block.
         self.section.cells.append(Cell(CellKind.DISPLAY, "\n".join(body), start + 1,
                                        self.blocks.tabs, self.blocks.tab_line, fence=info,
                                        condition=self.blocks.condition,
                                        condition_line=self.blocks.condition_line))
+
+    def eval_rst(self, start: int, text: str) -> None:
+        """An automodule block is rendered, an ``only:: html`` title is the page's title if
+        it has none yet; any other reStructuredText is left out of the HTML."""
+        if automodule(text):
+            return
+        title = html_title(text)
+        if title:
+            self.section.title = self.section.title or title
+            return
+        self.problem(start, "an eval_rst block (reStructuredText for d2lbook's Sphinx) "
+                     "is kept in the notebooks but not shown in the HTML",
+                     "write it in Markdown", warning=True)
 
     def code(self, start: int, body: list[str], alt: str) -> None:
         self.blocks.code_inside(start)
