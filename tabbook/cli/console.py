@@ -26,6 +26,7 @@ from ..notebooks.split import SplitResult
 from ..output.launch import LaunchResult
 from ..output.pdf import PdfResult
 from ..output.render import RenderResult
+from ..output.slides import SlidesResult
 from ..output.serve import Rebuilt
 
 SUMMARY = {Status.CACHED: "cached", Status.FROZEN: "frozen", Status.NO_CODE: "no code",
@@ -339,6 +340,21 @@ class Console:
         self.say(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
                  f"{folder} ({len(result.written)} written, {len(result.unchanged)} "
                  f"unchanged), {seconds:.2f} s")
+
+    def slide_progress(self, layout: Layout):
+        def progress(tab: str, section: Section, path: Path, written: bool) -> None:
+            self.say(f"slides {section.name} [{tab}]: {layout.shown(path)}"
+                     f"{'' if written else ' (unchanged)'}")
+        return progress
+
+    def slides_written(self, result: SlidesResult, folder: str, seconds: float) -> None:
+        for tab, name in result.without_outputs:
+            self.warn(f"slides: {name} [{tab}] is made from its split notebook, without "
+                      "outputs: it has no executed notebook")
+        for tab, count in result.per_tab.items():
+            self.say(f"slides: {count} slide notebooks for {tab}")
+        self.say(f"slides: {len(result.written)} written, {len(result.unchanged)} unchanged "
+                 f"in {folder}, {seconds:.2f} s")
 
     def page_progress(self, pages: int):
         width = len(str(pages))

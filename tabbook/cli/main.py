@@ -38,6 +38,7 @@ from ..output.pdf import write_pdfs
 from ..output.render import render_site
 from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
+from ..output.slides import write_slide_notebooks
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book, source_files
@@ -369,6 +370,15 @@ def run_pdf(build: Build) -> int:
     return 0
 
 
+def run_slides(build: Build) -> int:
+    started = time.monotonic()
+    layout, selection = build.layout, build.selection
+    result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
+                                   selection.tabs, build.console.slide_progress(layout))
+    build.console.slides_written(result, layout.shown(layout.slides), time.monotonic() - started)
+    return 0
+
+
 def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
                 when: Callable[[Build], bool] = lambda build: True
                 ) -> Callable[[Build], list[str]]:
@@ -377,6 +387,7 @@ def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
 
 
 LIBRARIES, NOTEBOOKS, PDF = Step(check_libraries), Step(run_notebooks), Step(run_pdf)
+SLIDES = Step(run_slides)
 EVAL = Step(run_eval, stage_needs(eval_requirements, executes))
 EVAL_COMMAND = Step(run_eval_command, stage_needs(eval_requirements,
                                                   functools.partial(executes, forced=True)))
@@ -392,5 +403,5 @@ COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] =
     "check": command_check, "lib": command_lib, "notebooks": building(NOTEBOOKS),
     "eval": building(EVAL_COMMAND), "launch": building(EVAL, LAUNCH),
     "html": building(*SITE_STEPS), "serve": command_serve,
-    "pdf": building(EVAL, PDF), "gather": command_gather, "test": command_test}
+    "pdf": building(EVAL, PDF), "slides": building(EVAL, SLIDES), "gather": command_gather, "test": command_test}
 """What each command runs (None: build.py without a command builds everything)."""
