@@ -342,19 +342,13 @@ class Console:
                  f"unchanged), {seconds:.2f} s")
 
     def slide_progress(self, layout: Layout):
-        def progress(tab: str, section: Section, path: Path, written: bool) -> None:
-            self.say(f"slides {section.name} [{tab}]: {layout.shown(path)}"
-                     f"{'' if written else ' (unchanged)'}")
-        return progress
+        return lambda tab, section, path, outputs: self.say(
+            f"slides {section.name} [{tab}]: {layout.shown(path)}"
+            f"{'' if outputs else ' (no executed notebook: no outputs)'}")
 
     def slides_written(self, result: SlidesResult, folder: str, seconds: float) -> None:
-        for tab, name in result.without_outputs:
-            self.warn(f"slides: {name} [{tab}] is made from its split notebook, without "
-                      "outputs: it has no executed notebook")
-        for tab, count in result.per_tab.items():
-            self.say(f"slides: {count} slide notebooks for {tab}")
-        self.say(f"slides: {len(result.written)} written, {len(result.unchanged)} unchanged "
-                 f"in {folder}, {seconds:.2f} s")
+        counts = ", ".join(f"{n} slide notebooks for {t}" for t, n in result.per_tab.items())
+        self.say(f"slides: {counts} in {folder} ({len(result.written)} written), {seconds:.2f} s")
 
     def page_progress(self, pages: int):
         width = len(str(pages))

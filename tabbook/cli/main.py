@@ -45,7 +45,8 @@ from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
 from .console import Console
 from .options import parse_command_line, pytest_arguments
-from .selection import Selection, UsageError, eval_options, select, selected_tabs
+from .selection import (Selection, book_folder, eval_options, select,
+                        selected_tabs)
 
 INTERRUPTED = 130
 """The status of a command stopped by Ctrl-C while its kernels ran."""
@@ -78,16 +79,6 @@ def reporting(command: Callable[[], int], console: Console) -> int:
     except Exception:
         console.bug(traceback.format_exc())
         return 2
-
-
-def book_folder(args: argparse.Namespace, root: Path) -> Path:
-    """The folder of the book to build: `root`, or the one of -C."""
-    if args.directory is None:
-        return root
-    folder = args.directory.resolve()
-    if not folder.is_dir():
-        raise UsageError(f"-C {args.directory}: no such folder")
-    return folder
 
 
 def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
@@ -371,8 +362,7 @@ def run_pdf(build: Build) -> int:
 
 
 def run_slides(build: Build) -> int:
-    started = time.monotonic()
-    layout, selection = build.layout, build.selection
+    started, layout, selection = time.monotonic(), build.layout, build.selection
     result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
                                    selection.tabs, build.console.slide_progress(layout))
     build.console.slides_written(result, layout.shown(layout.slides), time.monotonic() - started)
@@ -386,8 +376,8 @@ def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
     return lambda build: requirements(build.config, build.selection.tabs) if when(build) else []
 
 
-LIBRARIES, NOTEBOOKS, PDF = Step(check_libraries), Step(run_notebooks), Step(run_pdf)
-SLIDES = Step(run_slides)
+LIBRARIES, NOTEBOOKS, PDF, SLIDES = (Step(check_libraries), Step(run_notebooks), Step(run_pdf),
+                                     Step(run_slides))
 EVAL = Step(run_eval, stage_needs(eval_requirements, executes))
 EVAL_COMMAND = Step(run_eval_command, stage_needs(eval_requirements,
                                                   functools.partial(executes, forced=True)))

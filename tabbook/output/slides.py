@@ -21,6 +21,7 @@ arranges it into slides:
 from __future__ import annotations
 
 import copy
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -34,6 +35,7 @@ from ..source.numbering import Numbers
 from ..source.slide_marks import SLIDES_KEY
 from .launch import published_markdown, published_outputs
 
+SAVE_MARK = re.compile(r"[ \t]*#@save\b")
 SENTENCE_ENDS = (".\n", ". ")   # not "." alone: `a.text()` is code
 
 
@@ -75,6 +77,13 @@ def _code_cell(cell, config: Config):
     return code
 
 
+def _without_save_marks(code: str) -> str:
+    """`code` without its ``#@save`` marks (a line holding only one goes)."""
+    lines = [SAVE_MARK.sub("", line) for line in code.split("\n")
+             if line.strip() != "#@save"]
+    return "\n".join(lines).strip()
+
+
 def _merged_code(cells: list) -> list:
     """Code cells without outputs merged into the next code cell of their run that has
     some (or the last of the run); ``#@save`` removed."""
@@ -86,8 +95,7 @@ def _merged_code(cells: list) -> list:
         waiting.append(cell.source)
         run_ends = position + 1 == len(cells) or cells[position + 1].cell_type != "code"
         if cell.outputs or run_ends:
-            cell.source = "\n\n".join(waiting).replace("\n#@save\n", "\n").replace(
-                "#@save", "").strip()
+            cell.source = _without_save_marks("\n\n".join(waiting))
             merged.append(cell)
             waiting = []
     return merged
@@ -160,18 +168,19 @@ def write_slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
                           sections: list[Section], tabs: tuple[str, ...],
                           progress=None) -> SlidesResult:
     """Write `slide_notebooks` where `layout` puts them (atomically, only if changed);
-    `progress(tab, section, path, written)` after each."""
+    `progress(tab, section, path, has outputs?)` after each."""
     result = SlidesResult([], [], dict.fromkeys(tabs, 0), [])
     by_name = {section.name: section for section in sections}
     for (tab, name), notebook in slide_notebooks(config, numbers, layout, sections,
                                                  tabs).items():
         section = by_name[name]
-        if not layout.shown_notebook(tab, section).is_file():
+        outputs = layout.shown_notebook(tab, section).is_file()
+        if not outputs:
             result.without_outputs.append((tab, name))
         path = layout.slide_notebook(tab, section)
-        written = write_notebook_if_changed(path, notebook)
-        (result.written if written else result.unchanged).append(path)
+        (result.written if write_notebook_if_changed(path, notebook)
+         else result.unchanged).append(path)
         result.per_tab[tab] += 1
         if progress:
-            progress(tab, section, path, written)
+            progress(tab, section, path, outputs)
     return result
