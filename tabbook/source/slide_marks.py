@@ -146,10 +146,13 @@ def book_tokens(text: str) -> tuple[Token, ...]:
     tokens = prose_tokens(shown)
     if origins[-1] == len(origins) - 1:
         return tokens   # no line removed: the maps are right
+    def origin(line: int) -> int:   # a map may end after the last line
+        return origins[line] if line < len(origins) else origins[-1] + line - len(origins) + 1
+
     for token in tokens:   # a map's end is the line after the block
         if token.map:
             start, end = token.map
-            token.map = [origins[start], origins[end - 1] + 1 if end > start else origins[start]]
+            token.map = [origin(start), origin(end - 1) + 1 if end > start else origin(start)]
     return tokens
 
 
