@@ -604,9 +604,28 @@ def test_the_corpus_renders_its_whole_site_without_executing(corpus):
         assert f'<nav class="header-links" aria-label="链接">{header}</nav>' in page   # zh
         assert "© 2022, All authors. Licensed under CC-BY-SA-4.0 and MIT-0." in page
         assert "exécuté le" not in page
+        # Slide marks: bold ones show their text, the others nothing (code shows `f(**a)`).
+        prose = re.sub(r"<pre\b.*?</pre>|<code\b.*?</code>", "", page, flags=re.S)
+        assert not re.search(r"\[\*\*|\(\*\*|\*\*\]|\*\*\)|~~", prose), section.name
     assert (site / "_static" / "logo-with-text.png").read_bytes() == \
         (corpus / "static" / "logo-with-text.png").read_bytes()
     # resources = img/ d2lzh/ d2l.bib setup.py: what exists is in the site.
     assert sorted(p.name for p in (site / "img").rglob("*") if p.is_file()) == \
         sorted(p.name for p in (corpus / "img").rglob("*") if p.is_file())
     assert (site / "d2l.bib").read_bytes() == (corpus / "d2l.bib").read_bytes()
+    # Its slides, from its marks: for a book that is not executed, from the split notebooks.
+    result = build(REPO, "-C", str(corpus), "slides", "--tab", "mxnet", "--only",
+                   "chapter_linear-networks/*")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "slides: 6 slide notebooks for mxnet in _build/slides (6 written)" in result.stdout
+    slides = nbformat.read(built / "slides" / "mxnet" / "chapter_linear-networks" /
+                           "softmax-regression-concise.ipynb", 4)
+    assert slides.metadata["rise"]["overlay"].startswith(
+        "<div class='my-top-right'><img height=80px src='http://d2l.ai/_static/")
+    assert [(c.cell_type, c.source.split("\n")[0], c.metadata.get("slideshow"))
+            for c in slides.cells[:3]] == [
+        ("markdown", "# softmax回归的简洁实现", {"slide_type": "-"}),
+        ("code", "from d2l import mxnet as d2l", None),
+        ("markdown", "Softmax回归的输出层是一个全连接层", {"slide_type": "slide"})]
+    # (~~softmax~~): on the slide, not in the book.
+    assert slides.cells[0].source.endswith("能够使实现\nsoftmax\n回归变得更加容易")

@@ -6,8 +6,7 @@ from tabbook.features.citations import citation_keys
 from tabbook.source.roles import (attributes, child_lines, edited, enclosing_block,
                                   figure_image, has_scheme, heading_title, leading_image,
                                   located_tokens, plain_text, previous_block, prose_tokens,
-                                  source_spans, split_reference, strip_slide_marks,
-                                  top_level_blocks)
+                                  source_spans, split_reference, top_level_blocks)
 
 PROSE = ("Voir :numref:`fig_x`, `` :ref:`no` `` et 10:30:`x` et :numreff:`y` ou :width:`3`.\n"
          "\n"
@@ -94,7 +93,6 @@ def test_text_helpers():
     assert heading_title(prose_tokens("# Titre :label:`s` fin")[1]) == "Titre  fin"
     assert plain_text(prose_tokens("*Un* `code` :numreff:`x` :ref:`y`\n$z$")[1].children) == (
         "Un code :numreff:`x`  z")
-    assert strip_slide_marks("a [**b c**] d (**e\nf**) g") == "a b c d e\nf g"
     assert split_reference("le texte <lab >") == ("le texte", "lab")
     assert split_reference(" lab ") == (None, "lab")
     assert citation_keys(" a, ,b ") == ["a", "b"]

@@ -26,6 +26,7 @@ from ..notebooks.split import SplitResult
 from ..output.launch import LaunchResult
 from ..output.pdf import PdfResult
 from ..output.render import RenderResult
+from ..output.slides import SlidesResult
 from ..output.serve import Rebuilt
 
 SUMMARY = {Status.CACHED: "cached", Status.FROZEN: "frozen", Status.NO_CODE: "no code",
@@ -339,6 +340,15 @@ class Console:
         self.say(f"launch: {len(result.written) + len(result.unchanged)} notebooks in "
                  f"{folder} ({len(result.written)} written, {len(result.unchanged)} "
                  f"unchanged), {seconds:.2f} s")
+
+    def slide_progress(self, layout: Layout):
+        return lambda tab, section, path, outputs: self.say(
+            f"slides {section.name} [{tab}]: {layout.shown(path)}"
+            f"{'' if outputs else ' (no executed notebook: no outputs)'}")
+
+    def slides_written(self, result: SlidesResult, folder: str, seconds: float) -> None:
+        counts = ", ".join(f"{n} slide notebooks for {t}" for t, n in result.per_tab.items())
+        self.say(f"slides: {counts} in {folder} ({len(result.written)} written), {seconds:.2f} s")
 
     def page_progress(self, pages: int):
         width = len(str(pages))

@@ -38,13 +38,15 @@ from ..output.pdf import write_pdfs
 from ..output.render import render_site
 from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
+from ..output.slides import write_slide_notebooks
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
 from .console import Console
 from .options import parse_command_line, pytest_arguments
-from .selection import Selection, UsageError, eval_options, select, selected_tabs
+from .selection import (Selection, book_folder, eval_options, select,
+                        selected_tabs)
 
 INTERRUPTED = 130
 """The status of a command stopped by Ctrl-C while its kernels ran."""
@@ -77,16 +79,6 @@ def reporting(command: Callable[[], int], console: Console) -> int:
     except Exception:
         console.bug(traceback.format_exc())
         return 2
-
-
-def book_folder(args: argparse.Namespace, root: Path) -> Path:
-    """The folder of the book to build: `root`, or the one of -C."""
-    if args.directory is None:
-        return root
-    folder = args.directory.resolve()
-    if not folder.is_dir():
-        raise UsageError(f"-C {args.directory}: no such folder")
-    return folder
 
 
 def command_test(args: argparse.Namespace, _book: Path, console: Console) -> int:
@@ -369,6 +361,14 @@ def run_pdf(build: Build) -> int:
     return 0
 
 
+def run_slides(build: Build) -> int:
+    started, layout, selection = time.monotonic(), build.layout, build.selection
+    result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
+                                   selection.tabs, build.console.slide_progress(layout))
+    build.console.slides_written(result, layout.shown(layout.slides), time.monotonic() - started)
+    return 0
+
+
 def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
                 when: Callable[[Build], bool] = lambda build: True
                 ) -> Callable[[Build], list[str]]:
@@ -376,7 +376,8 @@ def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
     return lambda build: requirements(build.config, build.selection.tabs) if when(build) else []
 
 
-LIBRARIES, NOTEBOOKS, PDF = Step(check_libraries), Step(run_notebooks), Step(run_pdf)
+LIBRARIES, NOTEBOOKS, PDF, SLIDES = (Step(check_libraries), Step(run_notebooks), Step(run_pdf),
+                                     Step(run_slides))
 EVAL = Step(run_eval, stage_needs(eval_requirements, executes))
 EVAL_COMMAND = Step(run_eval_command, stage_needs(eval_requirements,
                                                   functools.partial(executes, forced=True)))
@@ -392,5 +393,5 @@ COMMANDS: dict[str | None, Callable[[argparse.Namespace, Path, Console], int]] =
     "check": command_check, "lib": command_lib, "notebooks": building(NOTEBOOKS),
     "eval": building(EVAL_COMMAND), "launch": building(EVAL, LAUNCH),
     "html": building(*SITE_STEPS), "serve": command_serve,
-    "pdf": building(EVAL, PDF), "gather": command_gather, "test": command_test}
+    "pdf": building(EVAL, PDF), "slides": building(EVAL, SLIDES), "gather": command_gather, "test": command_test}
 """What each command runs (None: build.py without a command builds everything)."""

@@ -120,6 +120,12 @@ def make_parser() -> argparse.ArgumentParser:
     _add_execution(pdf)
     # A PDF always holds the whole book: its contents and references must resolve.
     pdf.set_defaults(only=None, gpu_only=False)
+    slides = commands.add_parser(
+        "slides", help="slide notebooks (RISE) of the sections with slide marks, "
+                       "_build/slides/<tab>/<section>.ipynb, from the executed notebooks "
+                       "(runs eval first)")
+    _add_selection(slides)
+    _add_execution(slides)
     gather = commands.add_parser(
         "gather", help="merge the frozen results of the GPU job's tasks into frozen/ and "
                        "write one summary of them (the GPU job's last step)")
@@ -129,7 +135,7 @@ def make_parser() -> argparse.ArgumentParser:
     gather.add_argument("--summary", type=Path, metavar="FILE",
                         help="where to write the summary (default: "
                              "_build/gpu-job/summary.md)")
-    for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf, gather):
+    for command in (check, lib, notebooks, evaluate, launch, html, serve, pdf, slides, gather):
         _add_book(command, default=argparse.SUPPRESS)
     test = commands.add_parser("test", help="run the test suite (extra arguments go to pytest; "
                                             "--fast: only the tests that need no kernel, "

@@ -1,4 +1,5 @@
-"""What a command builds: the tabs and sections its options select, its eval options.
+"""What a command builds: the book's folder (-C), the tabs and sections its options
+select, its eval options.
 
 Bad option values are `UsageError`s, raised before anything is written.
 """
@@ -7,6 +8,7 @@ from __future__ import annotations
 import argparse
 import fnmatch
 from dataclasses import dataclass
+from pathlib import Path
 
 from ..bootstrap.errors import BookError
 from ..core.config import Config
@@ -80,3 +82,13 @@ def eval_options(config: Config, args: argparse.Namespace) -> EvalOptions:
                          "(leave -j out to let the build choose from the machine)")
     return EvalOptions(args.jobs or default_jobs(config.execute.jobs), args.force, pythons,
                        args.require_gpu, args.freeze, getattr(args, "shard", None))
+
+
+def book_folder(args: argparse.Namespace, root: Path) -> Path:
+    """The folder of the book to build: `root`, or the one of -C."""
+    if args.directory is None:
+        return root
+    folder = args.directory.resolve()
+    if not folder.is_dir():
+        raise UsageError(f"-C {args.directory}: no such folder")
+    return folder

@@ -1,7 +1,7 @@
 """Nothing changed, nothing done: the stamp of a whole command line.
 
-After a command that builds (`build.py`, `html`, `pdf`, `launch`, `notebooks`, `lib`,
-`eval`) succeeds, a record is kept of every file of the book's folder, inputs and
+After a command that builds (`build.py`, `html`, `pdf`, `launch`, `slides`, `notebooks`,
+`lib`, `eval`) succeeds, a record is kept of every file of the book's folder, inputs and
 outputs alike (`_build/` included, `.git` and the environments left out), of the
 build system's own files, and of what the machine gives the build (the environments'
 stamps and interpreters, Chromium, the GPUs, the variables the build reads). The
@@ -28,7 +28,7 @@ from ..bootstrap.records import file_hash, read_record, write_record
 from ..core.layout import BUILD_DIR, PARSED_SECTIONS
 from .options import parse_command_line
 
-BUILDING_COMMANDS = {None, "html", "pdf", "launch", "notebooks", "lib", "eval"}
+BUILDING_COMMANDS = {None, "html", "pdf", "launch", "slides", "notebooks", "lib", "eval"}
 """The commands whose result a stamp can stand for (not serve, test or check)."""
 ALWAYS_RUN = frozenset({"recheck", "force", "out", "check", "tag"})
 """Options whose command must run whatever its files: it is asked to look again, to

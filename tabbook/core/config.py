@@ -162,7 +162,15 @@ class ColabSettings:
     """One owner/name, or one ``tab, owner/name`` per line."""
 
 
-d2lbook_sections("deploy", "pdf", "sagemaker", "slides", "translation")
+@section("slides", any_key=True)
+@dataclass(frozen=True)
+class SlidesSettings:
+    """d2lbook's [slides]: what the top corners of every slide show (HTML)."""
+    top_right: str = option("")
+    top_left: str = option("")
+
+
+d2lbook_sections("deploy", "pdf", "sagemaker", "translation")
 
 
 @dataclass(frozen=True)
@@ -176,6 +184,7 @@ class Config:
     """None when config.ini has neither [launch] nor d2lbook's [colab] github_repo."""
     html: HtmlSettings = HtmlSettings()
     """d2lbook's [html] header links, favicon, logo, style sheets and [build] resources."""
+    slides: SlidesSettings = SlidesSettings()
     language_warnings: tuple[Problem, ...] = ()
     """A language without a catalogue here (read in English, as d2lbook does)."""
 
@@ -310,6 +319,7 @@ def load_config(root: Path) -> Config:
         library=settings.read(LibraryConfig, tabs=libraries),
         launch_settings=_launch(settings, build.tabs),
         html=html_settings(settings, build.resources, root, root / (build.source_dir or ".")),
+        slides=settings.read(SlidesSettings),
         language_warnings=_language_warnings(settings, project),
     )
     raise_problems(settings.ini)

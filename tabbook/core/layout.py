@@ -115,6 +115,14 @@ class Layout:
 
     # -- what readers get -------------------------------------------------------
     @property
+    def slides(self) -> Path:
+        """The slide notebooks (RISE), one folder per tab: ``<tab>/<section>.ipynb``."""
+        return self.build / "slides"
+
+    def slide_notebook(self, tab: str, section: Section) -> Path:
+        return self.slides / tab / _notebook_name(section)
+
+    @property
     def launch(self) -> Path:
         """The tree of the published notebooks branch: ``<tab>/<section>.ipynb``."""
         return self.build / "launch"

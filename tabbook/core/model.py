@@ -50,8 +50,8 @@ class Cell:
     condition_line: int | None = None
     """Line of that `:begin_if:` marker."""
     tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
-    """For PROSE cells: the markdown-it tokens of `source`, slide marks stripped
-    (`roles.prose_tokens`); their line maps count from `line`."""
+    """For PROSE cells: the markdown-it tokens of `source` without its slide marks
+    (`slide_marks.book_tokens`); their line maps count from `line`."""
 
     def in_tab(self, tab: str) -> bool:
         return ALL_TABS in self.tabs or tab in self.tabs

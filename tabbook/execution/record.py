@@ -19,6 +19,7 @@ from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..features.registry import RECORDED
+from ..source.slide_marks import SLIDES_KEY
 from ..notebooks.features import computed_in, shown_after, with_rendered_roles
 from .kernels import Runtime
 
@@ -93,6 +94,8 @@ class ExecutionRecord:
             if cell.cell_type == "markdown":
                 if shown_after(cell, after, self.computed):
                     cell.source = with_rendered_roles(cell.source, after, self.computed, language)
+                    for mark in cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY, ()):
+                        mark[1] = with_rendered_roles(mark[1], after, self.computed, language)
                     kept.append(cell)
                 continue
             kept.append(cell)

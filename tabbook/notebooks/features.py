@@ -14,7 +14,7 @@ from ..core.model import METADATA_KEY, CellKind, Problem, Section
 from ..features.conditions import CELL_KEY, CONDITIONS, holds
 from ..features.extension import PlacedRole
 from ..features.registry import FEATURES, RECORDED, ROLES
-from ..source.roles import edited, located_tokens, prose_tokens, source_spans
+from ..source.roles import edited, located_tokens, prose_tokens, removed_span, source_spans
 
 Computed = Mapping[str, Sequence[dict]]
 """What a run computed for the features, by their `results_key`."""
@@ -130,21 +130,9 @@ def with_rendered_roles(text: str, after: str, computed: Computed, language: Lan
         if feature is not None and feature.render_markdown is not None:
             rendered = feature.render_markdown(
                 token.meta["content"], after, computed.get(feature.results_key, ()), language)
-            edits.append((*_removed_span(text, start, end), "") if not rendered else
+            edits.append((*removed_span(text, start, end), "") if not rendered else
                          (start, end, rendered))
     return edited(text, edits)
-
-
-def _removed_span(text: str, start: int, end: int) -> tuple[int, int]:
-    """The span to remove for a role rendered as nothing at (start, end): with the spaces
-    before it, and its whole line when it stands alone there (a blank line would end the
-    paragraph)."""
-    line_start = text.rfind("\n", 0, start) + 1
-    line_end = text.find("\n", end)
-    line_end = len(text) if line_end < 0 else line_end
-    if not text[line_start:start].strip() and not text[end:line_end].strip():
-        return (line_start - 1, line_end) if line_start else (0, min(line_end + 1, len(text)))
-    return len(text[:start].rstrip(" \t")), end
 
 
 def condition_holds(condition: str, after: str, computed: Computed) -> bool:

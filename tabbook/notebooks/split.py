@@ -4,6 +4,8 @@ A notebook holds what a student of that framework needs and nothing else: the
 cells of its tab and of `all`, its prose, the tab.selected branches resolved,
 no `%%tab` line, no tab declaration cell, no slide marks. Each code cell keeps
 the .md lines it comes from, so later stages can point errors at the source.
+A Markdown cell whose prose has slide marks keeps them, for the slides only, in its
+``tabbook`` metadata (`SLIDES_KEY`: [opener, text] of each, in order).
 
 Every cell gets an identity that survives prose edits (see `CellIds`), as its
 nbformat id and, for code cells, in its ``tabbook`` metadata beside the lines:
@@ -22,8 +24,8 @@ import nbformat
 from ..core.files import write_notebook_if_changed
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
-from ..source.roles import strip_slide_marks
 from ..source.pycode import resolve_code
+from ..source.slide_marks import SLIDES_KEY, book_text, valid_slide_marks
 from ..features.conditions import CELL_KEY as CONDITION
 from .features import annotations
 
@@ -88,6 +90,7 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
     ids = CellIds()
     cells = []
     markdown: list[str] = []
+    marks: list[list[str]] = []   # the slide marks of the prose in `markdown`
     condition = ""   # of the prose in `markdown`: a conditional block gets cells of its own
 
     # Cells are built as plain dicts: nbformat's constructors validate each cell,
@@ -95,9 +98,13 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
     def flush_markdown() -> None:
         if markdown:
             text = "\n\n".join(markdown)
+            metadata = {CONDITION: condition} if condition else {}
+            if marks:
+                metadata[SLIDES_KEY] = list(marks)
             cells.append({"cell_type": "markdown", "id": ids("md", text), "source": text,
-                          "metadata": {METADATA_KEY: {CONDITION: condition}} if condition else {}})
+                          "metadata": {METADATA_KEY: metadata} if metadata else {}})
             markdown.clear()
+            marks.clear()
 
     for position, cell in enumerate(section.cells):
         if not cell.in_tab(tab):
@@ -106,7 +113,8 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
             flush_markdown()
             condition = cell.condition
         if cell.kind is CellKind.PROSE:
-            markdown.append(strip_slide_marks(cell.source))
+            markdown.append(book_text(cell.source)[0])
+            marks.extend([mark.opener, mark.text] for mark in valid_slide_marks(cell.source))
         elif cell.kind is CellKind.DISPLAY:
             markdown.append(_fence(cell.fence, cell.source))
         elif position in code:
@@ -131,6 +139,7 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
         }})
 
 
+@dataclass
 @dataclass
 class SplitResult:
     written: list[Path]

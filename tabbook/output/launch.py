@@ -238,6 +238,19 @@ def _feature_role(token: Token, written: str, config: Config, section: Section,
         numbers.features.get(feature.key)))
 
 
+def published_markdown(text: str, config: Config, section: Section, numbers: Numbers) -> str:
+    """A notebook's Markdown as published notebooks show it: typeset for the book's
+    language, references and roles rendered for Colab and Kaggle (`_for_platforms`)."""
+    return _for_platforms(typeset_markdown(text, config.project.language), config, section,
+                          numbers)
+
+
+def published_outputs(outputs: list, language: Language) -> list:
+    """A code cell's outputs as published notebooks show them: those too long to be
+    published whole cut, with a notice."""
+    return cut_outputs(outputs, lambda shown: typeset(shown.notice(language), language))
+
+
 def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: str,
                          section: Section, numbers: Numbers, *,
                          version: str | None = None) -> nbformat.NotebookNode:
@@ -255,11 +268,9 @@ def make_launch_notebook(executed: nbformat.NotebookNode, config: Config, tab: s
     for cell in notebook.cells:
         cell.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
         if cell.cell_type == "markdown":
-            cell.source = _for_platforms(typeset_markdown(cell.source, language),
-                                         config, section, numbers)
-        elif cell.cell_type == "code":   # outputs too long to be published whole: cut
-            cell.outputs = cut_outputs(cell.outputs, lambda shown: typeset(
-                shown.notice(language), language))
+            cell.source = published_markdown(cell.source, config, section, numbers)
+        elif cell.cell_type == "code":
+            cell.outputs = published_outputs(cell.outputs, language)
     notebook.cells = [intro, setup, *notebook.cells]
     metadata = {
         "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},

@@ -28,8 +28,9 @@ from ..features.registry import ROLES as FEATURE_ROLES
 from ..notebooks.features import Computed
 from ..source.numbering import Numbers
 from ..source.roles import (LABEL_ROLES, attributes, figure_image, has_scheme, is_label,
-                            plain_text, previous_block, prose_markdown, prose_tokens,
-                            split_reference, strip_slide_marks, top_level_blocks)
+                            plain_text, previous_block, prose_markdown, split_reference,
+                            top_level_blocks)
+from ..source.slide_marks import book_tokens
 from .mathml import math_html, math_rule
 from .search_terms import index_attributes
 from .typography import starts_with_punctuation, tie_leading_unit, typeset
@@ -373,7 +374,7 @@ def render_prose(text: str, first_line: int, ctx: PageContext,
     """One prose cell (its .md text and first line) -> HTML. `shown`: per tab the page
     shows, the id of the code cell before the cell and what the tab's run computed for
     the features (by `results_key`), which their roles show."""
-    tokens = prose_tokens(strip_slide_marks(text))   # the tokens its cell holds
+    tokens = book_tokens(text)   # the tokens its cell holds
     env: Env = {"ctx": ctx, "line": first_line, "shown": shown}
     parts = []
     for start, end in top_level_blocks(tokens):

@@ -56,7 +56,6 @@ SPHINX_ROLES = frozenset((
     "emphasis", "strong", "literal", "sub", "sup", "subscript", "superscript",
     "title-reference", "func", "class", "meth", "mod", "attr", "data", "obj", "exc"))
 BLOCK_ROLE = re.compile(rf":(?:({'|'.join(BLOCK_ROLES)}):`([^`]*)`|(end_tab):)[ \t]*")
-SLIDE_MARK = re.compile(r"\[\*\*(.*?)\*\*\]|\(\*\*(.*?)\*\*\)", re.S)
 CUSTOM_TEXT = re.compile(r"(.*?)\s*<([^>]+)>\s*", re.S)
 SCHEME = re.compile(r"[a-z][a-z0-9+.-]*:")
 NEWLINE = re.compile("\n")
@@ -64,9 +63,16 @@ NEWLINE = re.compile("\n")
 WRITTEN_AS_IS = ("math_inline", "math_inline_double", "html_inline")
 
 
-def strip_slide_marks(text: str) -> str:
-    """Remove d2lbook's slide marks ``[**…**]`` and ``(**…**)``, keeping their text."""
-    return SLIDE_MARK.sub(lambda m: m.group(1) if m.group(1) is not None else m.group(2), text)
+def removed_span(text: str, start: int, end: int) -> tuple[int, int]:
+    """The span to remove for a role or slide mark shown as nothing at (start, end): with
+    the spaces before it, and its whole line when it stands alone there (a blank line
+    would end the paragraph)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    if not text[line_start:start].strip() and not text[end:line_end].strip():
+        return (line_start - 1, line_end) if line_start else (0, min(line_end + 1, len(text)))
+    return len(text[:start].rstrip(" \t")), end
 
 
 def split_reference(content: str) -> tuple[str | None, str]:

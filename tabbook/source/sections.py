@@ -23,9 +23,9 @@ from ..features.registry import ROLES as FEATURE_ROLES
 from .branches import TAB_MARK
 from .prose_blocks import ProseBlocks, split_names
 from .roles import (LABEL_ROLES, REFERENCE_ROLES, child_lines, enclosing_block, fence_alt,
-                    heading_title, leading_image, previous_block, prose_tokens, split_reference,
-                    strip_slide_marks)
+                    heading_title, leading_image, previous_block, split_reference)
 from .rst_blocks import automodule, html_title
+from .slide_marks import book_tokens, mark_problem
 
 FENCE_OPEN = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`]*)$")
 DECLARATION = re.compile(r"%load_ext\s+d2lbook\.tab|tab\.interact_select\(")
@@ -63,9 +63,13 @@ class SectionParser:
             source = "\n".join(text for _, text in self.prose)
             blocks = self.blocks
             cell = Cell(CellKind.PROSE, source, self.prose[0][0], blocks.tabs, blocks.tab_line,
-                        tokens=prose_tokens(strip_slide_marks(source)),
+                        tokens=book_tokens(source),
                         condition=blocks.condition, condition_line=blocks.condition_line)
             self.section.cells.append(cell)
+            wrong_mark = mark_problem(source)
+            if wrong_mark:
+                offset, message, fix = wrong_mark
+                self.problem(cell.line + offset, message, fix)
             self.read_prose(cell)
         self.prose = []
 

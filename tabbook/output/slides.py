@@ -1,0 +1,186 @@
+"""Slides stage: a slide notebook (RISE) per section with slide marks and per tab, made
+as d2lbook's `_generate_slides` makes it, from that tab's executed notebook.
+
+The executed notebook already is the tab's view of the section: the prose of its
+`:begin_tab:` blocks and true `:begin_if:` variants only, and, in each Markdown cell's
+``tabbook`` metadata, the text of its slide marks with the tab's inline values rendered
+and its claims hidden (`notebooks/split.py`, `execution/record.py`). This stage only
+arranges it into slides:
+
+- each Markdown cell with marks becomes one cell holding their texts, one per line,
+  a new slide if any of them is a ``[`` mark; sentences start with a capital letter, a
+  dot or comma before a closing ``$$`` goes, and so do trailing ``,. :``; the cell's
+  level-1 heading comes first. A Markdown cell with neither marks nor heading is dropped;
+- every code cell is kept, with its outputs (figures included); code cells without
+  outputs are merged into the next one of their run that has some (or the last);
+  ``#@save`` marks are removed;
+- Markdown is rendered as the published notebooks render it (references and citations
+  as links to the published book, French typography), outputs too long are cut;
+- a section without marks has no slide notebook.
+"""
+from __future__ import annotations
+
+import copy
+import re
+from dataclasses import dataclass
+from pathlib import Path
+
+import nbformat
+
+from ..core.config import Config
+from ..core.files import read_notebook, write_notebook_if_changed
+from ..core.layout import Layout
+from ..core.model import METADATA_KEY, Section
+from ..source.numbering import Numbers
+from ..source.slide_marks import SLIDES_KEY
+from .launch import published_markdown, published_outputs
+
+SAVE_MARK = re.compile(r"[ \t]*#@save\b")
+SENTENCE_ENDS = (".\n", ". ")   # not "." alone: `a.text()` is code
+
+
+def slide_text(marks: list[list[str]]) -> str:
+    """The text of a slide cell made of `marks` ([opener, text] each), as d2lbook writes
+    it."""
+    text = "\n".join(mark_text for _, mark_text in marks)
+    for end in SENTENCE_ENDS:
+        text = end.join(sentence[:1].upper() + sentence[1:]
+                        for sentence in (part.strip() for part in text.split(end)))
+    return text.replace(".$$", "$$").replace(",$$", "$$").rstrip(",. \n:")
+
+
+def _heading(markdown: str) -> str | None:
+    """The cell's level-1 heading line, if it has one."""
+    return next((line for line in markdown.splitlines() if line.strip().startswith("# ")),
+                None)
+
+
+def _slide_cell(cell, config: Config, section: Section, numbers: Numbers):
+    """The slide cell of a Markdown cell, None where it has neither marks nor heading."""
+    marks = cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY, [])
+    text = slide_text(marks) if marks else ""
+    heading = _heading(cell.source)
+    if heading:
+        text = f"{heading}\n\n{text}".strip()
+    if not text:
+        return None
+    slide_type = "slide" if any(opener.startswith("[") for opener, _ in marks) else "-"
+    return nbformat.v4.new_markdown_cell(
+        published_markdown(text, config, section, numbers),
+        metadata={"slideshow": {"slide_type": slide_type}})
+
+
+def _code_cell(cell, config: Config):
+    code = copy.deepcopy(cell)
+    code.metadata.pop(METADATA_KEY, None)   # .md lines and timings: build-only data
+    code.outputs = published_outputs(code.get("outputs", []), config.project.language)
+    return code
+
+
+def _without_save_marks(code: str) -> str:
+    """`code` without its ``#@save`` marks (a line holding only one goes)."""
+    lines = [SAVE_MARK.sub("", line) for line in code.split("\n")
+             if line.strip() != "#@save"]
+    return "\n".join(lines).strip()
+
+
+def _merged_code(cells: list) -> list:
+    """Code cells without outputs merged into the next code cell of their run that has
+    some (or the last of the run); ``#@save`` removed."""
+    merged, waiting = [], []
+    for position, cell in enumerate(cells):
+        if cell.cell_type != "code":
+            merged.append(cell)
+            continue
+        waiting.append(cell.source)
+        run_ends = position + 1 == len(cells) or cells[position + 1].cell_type != "code"
+        if cell.outputs or run_ends:
+            cell.source = _without_save_marks("\n\n".join(waiting))
+            merged.append(cell)
+            waiting = []
+    return merged
+
+
+def slide_notebook(notebook: nbformat.NotebookNode, config: Config, section: Section,
+                   numbers: Numbers) -> nbformat.NotebookNode | None:
+    """The slide notebook of a tab's executed `notebook` of `section` (or its split one,
+    without outputs); None if its prose has no slide marks."""
+    cells, marked = [], False
+    for cell in notebook.cells:
+        if cell.cell_type == "code":
+            cells.append(_code_cell(cell, config))
+        elif cell.cell_type == "markdown":
+            marked = marked or bool(cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY))
+            slide = _slide_cell(cell, config, section, numbers)
+            if slide is not None:
+                cells.append(slide)
+    if not marked:
+        return None
+    slides = config.slides
+    overlay = (f"<div class='my-top-right'>{slides.top_right}</div>"
+               f"<div class='my-top-left'>{slides.top_left}</div>")
+    result = nbformat.v4.new_notebook(cells=_merged_code(cells), metadata={
+        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+        "language_info": {"name": "python"},
+        "celltoolbar": "Slideshow",
+        "rise": {"autolaunch": True, "enable_chalkboard": True, "overlay": overlay},
+        METADATA_KEY: {"tab": notebook.metadata.get(METADATA_KEY, {}).get("tab"),
+                       "source": section.display_path, "title": section.title},
+    })
+    for position, cell in enumerate(result.cells):   # stable ids: unchanged slides, same file
+        cell.id = f"slide-{position}"
+    return result
+
+
+def slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
+                    sections: list[Section], tabs: tuple[str, ...]
+                    ) -> dict[tuple[str, str], nbformat.NotebookNode]:
+    """The slide notebooks of `sections` (a command's selection: --only applied) for
+    `tabs`, keyed by (tab, section name), in the order of `sections`; sections without
+    slide marks have none. Each is made from the tab's executed notebook, or its split
+    one where there is no executed one (a book that is not executed, or not yet): then
+    without outputs."""
+    made = {}
+    for section in sections:
+        for tab in (t for t in tabs if t in section.tabs):
+            source = next((path for path in (layout.shown_notebook(tab, section),
+                                             layout.notebook(tab, section))
+                           if path.is_file()), None)
+            if source is None:
+                continue
+            slides = slide_notebook(read_notebook(source), config, section, numbers)
+            if slides is not None:
+                made[tab, section.name] = slides
+    return made
+
+
+@dataclass
+class SlidesResult:
+    written: list[Path]
+    unchanged: list[Path]
+    per_tab: dict[str, int]
+    """How many slide notebooks each tab has (sections with marks)."""
+    without_outputs: list[tuple[str, str]]
+    """(tab, section name) of the slide notebooks made from a split notebook."""
+
+
+def write_slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
+                          sections: list[Section], tabs: tuple[str, ...],
+                          progress=None) -> SlidesResult:
+    """Write `slide_notebooks` where `layout` puts them (atomically, only if changed);
+    `progress(tab, section, path, has outputs?)` after each."""
+    result = SlidesResult([], [], dict.fromkeys(tabs, 0), [])
+    by_name = {section.name: section for section in sections}
+    for (tab, name), notebook in slide_notebooks(config, numbers, layout, sections,
+                                                 tabs).items():
+        section = by_name[name]
+        outputs = layout.shown_notebook(tab, section).is_file()
+        if not outputs:
+            result.without_outputs.append((tab, name))
+        path = layout.slide_notebook(tab, section)
+        (result.written if write_notebook_if_changed(path, notebook)
+         else result.unchanged).append(path)
+        result.per_tab[tab] += 1
+        if progress:
+            progress(tab, section, path, outputs)
+    return result

@@ -1,0 +1,101 @@
+"""`build.py slides` on a two-tab book, executed: each tab's slide notebooks, with its own
+prose, inline values and outputs; the marks nowhere else."""
+from __future__ import annotations
+
+import json
+
+import nbformat
+import pytest
+
+from conftest import DECLARE, md, two_tab_book
+
+SECTION = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'pytorch', 'mxnet'"), """
+    # Débits
+    """, """
+    ```{.python .input}
+    %%tab pytorch
+    rate = 13195.4
+    ```
+
+    ```{.python .input}
+    %%tab mxnet
+    rate = 9040.7
+    ```
+    """, """
+    [**ce modèle traite :eval:`f'{rate:.0f}'` images par seconde.**]
+    (~~seulement sur les diapositives~~)
+    :check:`rate > 1000`
+    """, """
+    ```{.python .input}
+    %%tab all
+    double = 2 * rate
+    ```
+
+    ```{.python .input}
+    %%tab all
+    print(f"double : {double:.1f}")
+    ```
+    """, """
+    :begin_tab:`pytorch`
+    (**PyTorch en premier.**)
+    :end_tab:
+
+    :begin_tab:`mxnet`
+    (**MXNet ensuite.**)
+    :end_tab:
+    """)
+OTHER = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'pytorch', 'mxnet'"),
+           "# Sans marques", "```{.python .input}\n%%tab all\nx = 1\n```")
+
+
+@pytest.fixture(scope="module")
+def project(tmp_path_factory, framework_pythons):
+    run = two_tab_book(tmp_path_factory.mktemp("slides"), {
+        "chap/sec.md": SECTION, "chap/other.md": OTHER}, framework_pythons)
+    result = run("slides")
+    assert result.returncode == 0, result.stdout + result.stderr
+    run.stdout = result.stdout
+    return run
+
+
+def slides(root, tab: str) -> nbformat.NotebookNode:
+    return nbformat.read(root / "_build" / "slides" / tab / "chap" / "sec.ipynb", 4)
+
+
+def test_each_tab_has_its_slides(project):
+    assert "slides: 1 slide notebooks for pytorch, 1 slide notebooks for mxnet" in project.stdout
+    assert not (project.root / "_build" / "slides" / "pytorch" / "chap" / "other.ipynb").exists()
+    for tab, rate, own in (("pytorch", "13195", "PyTorch en premier"),
+                           ("mxnet", "9041", "MXNet ensuite")):
+        notebook = slides(project.root, tab)
+        assert notebook.metadata["celltoolbar"] == "Slideshow"
+        cells = [(c.cell_type, c.source) for c in notebook.cells]
+        # The heading alone (no marks before the first code cell), then the marked text
+        # with the tab's own value, the claim hidden.
+        assert cells[0] == ("markdown", "# Débits")
+        assert cells[2] == ("markdown", f"Ce modèle traite {rate} images par seconde.\n"
+                                        "Seulement sur les diapositives")
+        assert [c.metadata["slideshow"]["slide_type"] for c in notebook.cells
+                if c.cell_type == "markdown"] == ["-", "slide", "-"]
+        # The code without outputs is merged into the cell that prints.
+        code = [c for c in notebook.cells if c.cell_type == "code"]
+        assert [c.source for c in code] == [
+            "rate = 13195.4" if tab == "pytorch" else "rate = 9040.7",
+            'double = 2 * rate\n\nprint(f"double : {double:.1f}")']
+        assert code[1].outputs[0]["text"] == f"double : {2 * float(code[0].source[7:]):.1f}\n"
+        assert cells[-1] == ("markdown", own)
+        assert ":check:" not in json.dumps(notebook) and ":eval:" not in json.dumps(notebook)
+
+
+def test_no_mark_shows_anywhere_else(project):
+    built = project.root / "_build"
+    shown = [*built.glob("html/**/*.html"), *built.glob("launch/**/*.ipynb")]
+    for path in [*shown, *built.glob("eval/**/*.ipynb")]:
+        if path.suffix == ".ipynb":
+            text = "".join(c["source"] for c in nbformat.read(path, 4).cells)
+        else:
+            text = path.read_text(encoding="utf-8")
+        assert "[**" not in text and "(**" not in text and "~~" not in text, path
+        assert "seulement sur les diapositives" not in text, path
+    page = (built / "html" / "chap" / "sec.html").read_text(encoding="utf-8")
+    assert "images par seconde." in page and "en premier" in page
