@@ -38,6 +38,7 @@ from ..output.pdf import write_pdfs
 from ..output.render import render_site
 from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
+from ..output.decks import book_decks, deck_book, write_decks
 from ..output.slides import write_slide_notebooks
 from ..source.check import check_book
 from ..source.numbering import Numbers, number_book
@@ -365,6 +366,8 @@ def run_slides(build: Build) -> int:
     started, layout, selection = time.monotonic(), build.layout, build.selection
     result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
                                    selection.tabs, build.console.slide_progress(layout))
+    write_decks(layout.decks, book_decks(result.made, build.book, build.numbers),
+                deck_book(build.book, build.config, build.numbers))
     build.console.slides_written(result, layout.shown(layout.slides), time.monotonic() - started)
     return 0
 

@@ -123,6 +123,12 @@ class Layout:
         return self.slides / tab / _notebook_name(section)
 
     @property
+    def decks(self) -> Path:
+        """The HTML decks that `build.py slides` writes beside its notebooks, to be used
+        without the site (the site has its own, under ``slides/``)."""
+        return self.slides / "html"
+
+    @property
     def launch(self) -> Path:
         """The tree of the published notebooks branch: ``<tab>/<section>.ipynb``."""
         return self.build / "launch"

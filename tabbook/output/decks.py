@@ -40,8 +40,10 @@ from markupsafe import Markup
 from pygments.formatters import HtmlFormatter
 
 from ..bootstrap.environments import ensure_reveal
+from ..core.config import Config
 from ..core.files import old_folder, remove, replace_folder
 from ..core.language import Language
+from ..core.model import Book
 from ..source.numbering import Numbers
 from .descriptions import cell_description
 from .markup import PageContext, render_prose
@@ -90,6 +92,26 @@ class DeckBook:
     site: str = ""
     """The book's site from the decks' folder (``..``): each deck links to its section's
     page and the index to the book's first page; "" for no links."""
+
+
+def book_decks(notebooks: dict[tuple[str, str], nbformat.NotebookNode], book: Book,
+               numbers: Numbers) -> list[Deck]:
+    """The decks of `notebooks` (`output.slides.slide_notebooks`), titled as the book
+    titles their sections and chapters."""
+    def numbered(section) -> str:
+        return f"{numbers.sections.get(section.name, '')} {section.title}".strip()
+
+    sections = {section.name: section for section in book.pages()}
+    chapters = {section.name: chapter.index
+                for chapter in book.chapters for section in chapter.pages()}
+    return [Deck(notebook, name, sections[name].display_path, numbered(sections[name]),
+                 numbered(chapters.get(name, sections[name])), tab)
+            for (tab, name), notebook in notebooks.items()]
+
+
+def deck_book(book: Book, config: Config, numbers: Numbers, site: str = "") -> DeckBook:
+    """What the decks of `book` share; `site` as `DeckBook.site`."""
+    return DeckBook(config.project.title, config.project.language, numbers, config.root, site)
 
 
 def slides(notebook: nbformat.NotebookNode) -> list[list[nbformat.NotebookNode]]:

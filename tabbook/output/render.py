@@ -38,7 +38,9 @@ from ..source.numbering import Numbers
 from .math_font import FONT, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
+from .decks import book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
+from .slides import slide_notebooks
 from ..source.rst_blocks import automodules, module_tabs
 from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
@@ -49,6 +51,10 @@ def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
     the launch notebooks' repository, and the files [html] names (looked for here, not when
     config.ini is read: `check`, `lib` and `notebooks` run without them, as d2lbook's do)."""
     return launch_requirements(config, tabs) + config.html.missing_files()
+
+
+DECKS = "slides"
+"""The site's folder of slide decks."""
 
 
 class RenderError(BookError):
@@ -71,6 +77,9 @@ class Site:
     reference: Section | None = None
     """The page of the package reference, after the last chapter (none for a book without
     a library, or whose pages show it in automodule blocks)."""
+    decks: dict[str, dict[str, str]] = field(default_factory=dict)
+    """Section name -> tab -> the site path of its slide deck, for the sections with slide
+    marks."""
 
     @property
     def tabbed(self) -> bool:
@@ -295,8 +304,12 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     staging.mkdir(parents=True)
     pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
+    decks = book_decks(slide_notebooks(site.config, site.numbers, layout, site.book.pages(),
+                                       tabs), site.book, site.numbers)
+    for deck in decks:
+        site.decks.setdefault(deck.section, {})[deck.tab] = f"{DECKS}/{deck.path}"
     keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
-                     repr(site.package), site.reference)
+                     repr(site.package), site.reference, site.decks)
     pages = site.pages()
     for position, section in enumerate(pages):
         started = time.monotonic()
@@ -325,6 +338,9 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     for tab, site_path in site.pdfs.items():   # the PDFs that `build.py pdf` printed
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(pdfs[tab], staging / site_path)
+    if decks:   # not in the search index: they have no data-pagefind-body
+        write_decks(staging / DECKS, decks,
+                    deck_book(site.book, site.config, site.numbers, site=".."))
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging, tabs)
     _copy_book_files(site.config, staging)

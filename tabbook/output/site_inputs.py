@@ -73,14 +73,16 @@ def page_file(section: Section) -> str:
 
 def page_keys(config: Config, book: Book, numbers: Numbers, tabs: tuple[str, ...],
               layout: Layout, pdfs: dict[str, str], package: str = "",
-              reference: Section | None = None) -> dict[str, str]:
+              reference: Section | None = None,
+              decks: dict[str, dict[str, str]] | None = None) -> dict[str, str]:
     """Page file -> the hash of everything that page is made from. `package`: the d2l
     package's reference as text, which the `reference` page and the pages with automodule
-    blocks show (it changes with the #@save code of any section)."""
+    blocks show (it changes with the #@save code of any section); `decks`: the slide decks
+    the pages link to."""
     pages = book.pages() + ([reference] if reference else [])
     shared = fingerprint(
         config.root, {*tool_files(), config.root / CONFIG_FILE, *config.html.files},
-        repr(tabs), repr(sorted(pdfs.items())),
+        repr(tabs), repr(sorted(pdfs.items())), repr(sorted((decks or {}).items())),
         repr([(page.name, page.title, page.tabs) for page in pages]),
         repr((numbers.sections, sorted(numbers.targets.items()), numbers.features)))
     keys = {page_file(section): _page_key(section, shared, book, numbers, tabs, layout,

@@ -7,10 +7,13 @@ The executed notebook already is the tab's view of the section: the prose of its
 and its claims hidden (`notebooks/split.py`, `execution/record.py`). This stage only
 arranges it into slides:
 
-- each Markdown cell with marks becomes one cell holding their texts, one per line,
-  a new slide if any of them is a ``[`` mark; sentences start with a capital letter, a
-  dot or comma before a closing ``$$`` goes, and so do trailing ``,. :``; the cell's
-  level-1 heading comes first. A Markdown cell with neither marks nor heading is dropped;
+- each ``[`` mark of a Markdown cell opens a slide, and the ``(`` marks after it add to
+  that slide; those before the cell's first ``[`` mark add to the current one (d2lbook
+  makes one slide of a whole cell, however many ``[`` marks it holds: here a mark
+  means what it says). Each mark's text is a paragraph of its slide cell, its sentences
+  starting with a capital letter, a dot or comma before a closing ``$$`` and trailing
+  ``,. :`` gone, as d2lbook writes it; the cell's level-1 heading comes first. A Markdown
+  cell with neither marks nor heading is dropped;
 - every code cell is kept, with its outputs (figures included); code cells without
   outputs are merged into the next one of their run that has some (or the last);
   ``#@save`` marks are removed;
@@ -40,9 +43,12 @@ SENTENCE_ENDS = (".\n", ". ")   # not "." alone: `a.text()` is code
 
 
 def slide_text(marks: list[list[str]]) -> str:
-    """The text of a slide cell made of `marks` ([opener, text] each), as d2lbook writes
-    it."""
-    text = "\n".join(mark_text for _, mark_text in marks)
+    """The text of a slide cell made of `marks` ([opener, text] each): one paragraph per
+    mark, written as d2lbook writes a slide's text."""
+    return "\n\n".join(filter(None, (_mark_text(text) for _, text in marks)))
+
+
+def _mark_text(text: str) -> str:
     for end in SENTENCE_ENDS:
         text = end.join(sentence[:1].upper() + sentence[1:]
                         for sentence in (part.strip() for part in text.split(end)))
@@ -55,19 +61,29 @@ def _heading(markdown: str) -> str | None:
                 None)
 
 
-def _slide_cell(cell, config: Config, section: Section, numbers: Numbers):
-    """The slide cell of a Markdown cell, None where it has neither marks nor heading."""
-    marks = cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY, [])
-    text = slide_text(marks) if marks else ""
+def _mark_groups(marks: list[list[str]]) -> list[list[list[str]]]:
+    """`marks` cut before each ``[`` mark: the first group (maybe empty) adds to the
+    current slide, each other one opens a slide."""
+    groups: list[list[list[str]]] = [[]]
+    for mark in marks:
+        if mark[0].startswith("["):
+            groups.append([])
+        groups[-1].append(mark)
+    return groups
+
+
+def _slide_cells(cell, config: Config, section: Section, numbers: Numbers) -> list:
+    """The slide cells of a Markdown cell: none where it has neither marks nor heading."""
+    groups = _mark_groups(cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY, []))
     heading = _heading(cell.source)
-    if heading:
-        text = f"{heading}\n\n{text}".strip()
-    if not text:
-        return None
-    slide_type = "slide" if any(opener.startswith("[") for opener, _ in marks) else "-"
-    return nbformat.v4.new_markdown_cell(
-        published_markdown(text, config, section, numbers),
-        metadata={"slideshow": {"slide_type": slide_type}})
+    texts = [slide_text(group) for group in groups]
+    if heading:   # the heading goes first, on the slide its cell's first text is on
+        first = 0 if texts[0] or len(texts) == 1 else 1
+        texts[first] = f"{heading}\n\n{texts[first]}".strip()
+    return [nbformat.v4.new_markdown_cell(
+                published_markdown(text, config, section, numbers),
+                metadata={"slideshow": {"slide_type": "-" if position == 0 else "slide"}})
+            for position, text in enumerate(texts) if text]
 
 
 def _code_cell(cell, config: Config):
@@ -111,9 +127,7 @@ def slide_notebook(notebook: nbformat.NotebookNode, config: Config, section: Sec
             cells.append(_code_cell(cell, config))
         elif cell.cell_type == "markdown":
             marked = marked or bool(cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY))
-            slide = _slide_cell(cell, config, section, numbers)
-            if slide is not None:
-                cells.append(slide)
+            cells.extend(_slide_cells(cell, config, section, numbers))
     if not marked:
         return None
     slides = config.slides
@@ -162,6 +176,8 @@ class SlidesResult:
     """How many slide notebooks each tab has (sections with marks)."""
     without_outputs: list[tuple[str, str]]
     """(tab, section name) of the slide notebooks made from a split notebook."""
+    made: dict[tuple[str, str], nbformat.NotebookNode]
+    """The slide notebooks, as `slide_notebooks` returns them."""
 
 
 def write_slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
@@ -169,10 +185,10 @@ def write_slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
                           progress=None) -> SlidesResult:
     """Write `slide_notebooks` where `layout` puts them (atomically, only if changed);
     `progress(tab, section, path, has outputs?)` after each."""
-    result = SlidesResult([], [], dict.fromkeys(tabs, 0), [])
+    made = slide_notebooks(config, numbers, layout, sections, tabs)
+    result = SlidesResult([], [], dict.fromkeys(tabs, 0), [], made)
     by_name = {section.name: section for section in sections}
-    for (tab, name), notebook in slide_notebooks(config, numbers, layout, sections,
-                                                 tabs).items():
+    for (tab, name), notebook in made.items():
         section = by_name[name]
         outputs = layout.shown_notebook(tab, section).is_file()
         if not outputs:
