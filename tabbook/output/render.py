@@ -38,7 +38,7 @@ from ..source.numbering import Numbers
 from .math_font import FONT, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
-from .decks import book_decks, deck_book, write_decks
+from .decks import Deck, book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
 from .slides import slide_notebooks
 from ..source.rst_blocks import automodules, module_tabs
@@ -304,10 +304,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     staging.mkdir(parents=True)
     pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
-    decks = book_decks(slide_notebooks(site.config, site.numbers, layout, site.book.pages(),
-                                       tabs), site.book, site.numbers)
-    for deck in decks:
-        site.decks.setdefault(deck.section, {})[deck.tab] = f"{DECKS}/{deck.path}"
+    decks = _decks(site)
     keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
                      repr(site.package), site.reference, site.decks)
     pages = site.pages()
@@ -345,6 +342,16 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     _index_search(staging, tabs)
     _copy_book_files(site.config, staging)
     return keys
+
+
+def _decks(site: Site) -> list[Deck]:
+    """The slide decks of the site's sections (made from their executed notebooks), noted
+    in `site.decks` for the pages' links."""
+    decks = book_decks(slide_notebooks(site.config, site.numbers, site.layout,
+                                       site.book.pages(), site.tabs), site.book, site.numbers)
+    for deck in decks:
+        site.decks.setdefault(deck.section, {})[deck.tab] = f"{DECKS}/{deck.path}"
+    return decks
 
 
 def _copy_book_files(config: Config, staging: Path) -> None:
