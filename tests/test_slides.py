@@ -87,9 +87,29 @@ def test_each_tab_has_its_slides(project):
         assert ":check:" not in json.dumps(notebook) and ":eval:" not in json.dumps(notebook)
 
 
+def test_decks_beside_the_notebooks_and_in_the_site(project):
+    built = project.root / "_build"
+    for tab, rate in (("pytorch", "13195"), ("mxnet", "9041")):
+        deck = (built / "slides" / "html" / tab / "chap" / "sec.html").read_text(encoding="utf-8")
+        assert f"{rate}" in deck and "Seulement sur les diapositives" in deck
+        assert "double : " in deck   # the executed output
+    assert not (built / "slides" / "html" / "pytorch" / "chap" / "other.html").exists()
+    assert "chap/sec.html" in (built / "slides" / "html" / "index.html").read_text("utf-8")
+    result = project("html")
+    assert result.returncode == 0, result.stdout + result.stderr
+    page = (built / "html" / "chap" / "sec.html").read_text(encoding="utf-8")
+    for tab in ("pytorch", "mxnet"):
+        assert f'href="../slides/{tab}/chap/sec.html"' in page
+        deck = built / "html" / "slides" / tab / "chap" / "sec.html"
+        assert 'href="../../../chap/sec.html"' in deck.read_text(encoding="utf-8")
+    other = (built / "html" / "chap" / "other.html").read_text(encoding="utf-8")
+    assert "slides/pytorch" not in other and 'href="../slides/index.html"' in other
+
+
 def test_no_mark_shows_anywhere_else(project):
     built = project.root / "_build"
-    shown = [*built.glob("html/**/*.html"), *built.glob("launch/**/*.ipynb")]
+    shown = [*(p for p in built.glob("html/**/*.html") if "slides" not in p.parts),
+             *built.glob("launch/**/*.ipynb")]
     for path in [*shown, *built.glob("eval/**/*.ipynb")]:
         if path.suffix == ".ipynb":
             text = "".join(c["source"] for c in nbformat.read(path, 4).cells)
