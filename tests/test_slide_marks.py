@@ -172,7 +172,7 @@ def test_slide_notebooks_of_each_tab(slides_book):
     # outputs merged into the next cell with outputs, #@save gone; French typography and
     # the reference rendered as the published notebooks render it.
     assert cells[0] == ("markdown", "# Les diapositives\n\nLes modèles linéaires. Ils "
-                        "apprennent vite\n\nSeulement ici", "slide")
+                        "apprennent vite.\nSeulement ici", "slide")
     assert cells[1] == ("code", "x = 1\n\ny = 2\n\nprint(x + y)", None)
     assert cells[2][0] == "markdown" and cells[2][2] == "-"
     assert cells[2][1] == ("PyTorch seulement\u202f: voir [section 1.1]"
@@ -194,7 +194,7 @@ def test_a_section_without_marks_has_no_slides(slides_book):
 def test_slide_text_as_d2lbook_writes_it():
     # Only after ". " and ".\n" (`a.text()` is code); ",$$" and ".$$" lose their mark.
     assert slide_text([["[**", "un. deux.\ntrois a.b"], ["(**", "quatre,$$a.$$"]]) == \
-        "Un. Deux.\nTrois a.b\n\nQuatre$$a$$"
+        "Un. Deux.\nTrois a.b\nquatre$$a$$"
     assert slide_text([["[**", "fin :"]]) == "Fin"
     assert slide_text([["[**", "a. "]]) == "A"
 
@@ -209,4 +209,4 @@ def test_each_opening_mark_of_a_cell_opens_its_own_slide(slides_book):
                                       metadata={METADATA_KEY: {SLIDES_KEY: marks}})])
     slides = slide_notebook(notebook, config, section, number_book(book))
     assert [(c.source, c.metadata["slideshow"]["slide_type"]) for c in slides.cells] == [
-        ("# Titre\n\nAvant", "-"), ("Un\n\nUn bis", "slide"), ("Deux", "slide")]
+        ("# Titre\n\nAvant", "-"), ("Un.\nUn bis", "slide"), ("Deux", "slide")]

@@ -73,7 +73,7 @@ def test_each_tab_has_its_slides(project):
         # The heading alone (no marks before the first code cell), then the marked text
         # with the tab's own value, the claim hidden.
         assert cells[0] == ("markdown", "# Débits")
-        assert cells[2] == ("markdown", f"Ce modèle traite {rate} images par seconde\n\n"
+        assert cells[2] == ("markdown", f"Ce modèle traite {rate} images par seconde.\n"
                                         "Seulement sur les diapositives")
         assert [c.metadata["slideshow"]["slide_type"] for c in notebook.cells
                 if c.cell_type == "markdown"] == ["-", "slide", "-"]

@@ -10,10 +10,10 @@ arranges it into slides:
 - each ``[`` mark of a Markdown cell opens a slide, and the ``(`` marks after it add to
   that slide; those before the cell's first ``[`` mark add to the current one (d2lbook
   makes one slide of a whole cell, however many ``[`` marks it holds: here a mark
-  means what it says). Each mark's text is a paragraph of its slide cell, its sentences
-  starting with a capital letter, a dot or comma before a closing ``$$`` and trailing
-  ``,. :`` gone, as d2lbook writes it; the cell's level-1 heading comes first. A Markdown
-  cell with neither marks nor heading is dropped;
+  means what it says). A slide's texts are joined one per line, sentences starting with
+  a capital letter, a dot or comma before a closing ``$$`` and trailing ``,. :`` gone,
+  as d2lbook writes them; the cell's level-1 heading comes first. A Markdown cell with
+  neither marks nor heading is dropped;
 - every code cell is kept, with its outputs (figures included); code cells without
   outputs are merged into the next one of their run that has some (or the last);
   ``#@save`` marks are removed;
@@ -43,12 +43,9 @@ SENTENCE_ENDS = (".\n", ". ")   # not "." alone: `a.text()` is code
 
 
 def slide_text(marks: list[list[str]]) -> str:
-    """The text of a slide cell made of `marks` ([opener, text] each): one paragraph per
-    mark, written as d2lbook writes a slide's text."""
-    return "\n\n".join(filter(None, (_mark_text(text) for _, text in marks)))
-
-
-def _mark_text(text: str) -> str:
+    """The text of a slide cell made of `marks` ([opener, text] each), as d2lbook writes
+    it: one per line (a sentence may run over several marks), sentences capitalised."""
+    text = "\n".join(mark_text for _, mark_text in marks)
     for end in SENTENCE_ENDS:
         text = end.join(sentence[:1].upper() + sentence[1:]
                         for sentence in (part.strip() for part in text.split(end)))
