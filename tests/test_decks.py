@@ -210,3 +210,19 @@ def test_the_print_view_prints_one_page_per_slide(visitor, written, tab, tmp_pat
     if tab == "pytorch":   # the long code slide shrinks to its page, its output included
         assert all(words in pages[3].extract_text() for words in ("valeur_59", "tensor([0,"))
     assert seen.outside == [] and seen.errors == []
+
+
+def test_the_books_own_images_are_copied_into_the_decks(tmp_path):
+    # Slide notebooks point to the published book for its images (Colab has no copy);
+    # a deck is offline: it takes them from the project.
+    (tmp_path / "img").mkdir()
+    (tmp_path / "img" / "ring.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    book = DeckBook("Livre", FRENCH, Numbers(), tmp_path, site="..",
+                    published_url="https://owner.github.io/book/")
+    notebook = _notebook([_markdown("![L'anneau](https://owner.github.io/book/img/ring.svg)\n\n"
+                                    "![Ailleurs](https://example.org/a.svg)", "slide")])
+    deck = Deck(notebook, "chap/sec", "chapters/chap/sec.md", "1.1 Sec", "1 Chap", "pytorch")
+    html = render_deck(deck, book, tmp_path / "slides")
+    assert 'src="../../img/ring.svg"' in html and "owner.github.io" not in html
+    assert (tmp_path / "slides" / "img" / "ring.svg").is_file()
+    assert 'src="https://example.org/a.svg"' in html   # not the book's: left as written

@@ -119,3 +119,18 @@ def test_no_mark_shows_anywhere_else(project):
         assert "seulement sur les diapositives" not in text, path
     page = (built / "html" / "chap" / "sec.html").read_text(encoding="utf-8")
     assert "images par seconde." in page and "en premier" in page
+
+
+def test_the_sites_decks_in_chromium_offline(project, visitor):
+    # Each tab's deck: the title slide (the heading's cell has nothing else), the code
+    # before the first mark, the marked slide; its own value.
+    built = project.root / "_build" / "html"
+    if not (built / "slides").is_dir():
+        assert project("html").returncode == 0
+    for tab, rate in (("pytorch", "13195"), ("mxnet", "9041")):
+        seen = visitor(viewport={"width": 1280, "height": 720})
+        seen.page.goto((built / "slides" / tab / "chap" / "sec.html").as_uri())
+        seen.page.wait_for_function("window.Reveal && Reveal.isReady()")
+        assert seen.page.evaluate("Reveal.getTotalSlides()") == 3
+        assert rate in seen.page.text_content(".slides")
+        assert seen.outside == [] and seen.errors == []

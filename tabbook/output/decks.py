@@ -92,6 +92,9 @@ class DeckBook:
     site: str = ""
     """The book's site from the decks' folder (``..``): each deck links to its section's
     page and the index to the book's first page; "" for no links."""
+    published_url: str = ""
+    """The published book's URL, where the slide notebooks' images point: the decks
+    carry their own copies (`PageContext.published_url`)."""
 
 
 def book_decks(notebooks: dict[tuple[str, str], nbformat.NotebookNode], book: Book,
@@ -111,7 +114,8 @@ def book_decks(notebooks: dict[tuple[str, str], nbformat.NotebookNode], book: Bo
 
 def deck_book(book: Book, config: Config, numbers: Numbers, site: str = "") -> DeckBook:
     """What the decks of `book` share; `site` as `DeckBook.site`."""
-    return DeckBook(config.project.title, config.project.language, numbers, config.root, site)
+    return DeckBook(config.project.title, config.project.language, numbers, config.root, site,
+                    config.launch.site_url if config.launch else "")
 
 
 def slides(notebook: nbformat.NotebookNode) -> list[list[nbformat.NotebookNode]]:
@@ -130,7 +134,7 @@ def slides(notebook: nbformat.NotebookNode) -> list[list[nbformat.NotebookNode]]
 def _context(deck: Deck, book: DeckBook, folder: Path) -> PageContext:
     """The deck as a page of the decks' folder: its images are written there."""
     return PageContext(f"{deck.tab}/{deck.section}", deck.display_path, book.numbers, folder,
-                       book.project_root, book.language)
+                       book.project_root, book.language, published_url=book.published_url)
 
 
 def _cell(cell: nbformat.NotebookNode, ctx: PageContext) -> Markup:

@@ -57,6 +57,9 @@ class PageContext:
     code_anchors: bool = True
     """Whether code cells carry the ids the package reference links to (one page each on
     the site; the print layout's single document would repeat them)."""
+    published_url: str = ""
+    """The published book's URL, where Markdown made for notebooks (slides) points for
+    the book's own images: those are copied from the project like relative ones."""
 
     def url(self, page: str, anchor: str = "") -> str:
         """Relative URL from this page to another page (and anchor)."""
@@ -76,9 +79,11 @@ class PageContext:
 
     def image(self, written: str) -> str:
         """Copy an image of the sources into the site; return its URL from this page."""
-        if has_scheme(written):
+        own = self.published_url and written.startswith(self.published_url)
+        if has_scheme(written) and not own:
             return written
-        resolved = project_path(self.display_path, written)
+        resolved = written[len(self.published_url):] if own else \
+            project_path(self.display_path, written)
         target = self.site / resolved
         if not target.is_file():
             target.parent.mkdir(parents=True, exist_ok=True)
