@@ -629,3 +629,9 @@ def test_the_corpus_renders_its_whole_site_without_executing(corpus):
         ("markdown", "Softmax回归的输出层是一个全连接层", {"slide_type": "slide"})]
     # (~~softmax~~): on the slide, not in the book.
     assert slides.cells[0].source.endswith("能够使实现\nsoftmax\n回归变得更加容易")
+    # Its decks: beside the notebooks, and in the site, linked from the page.
+    name = "chapter_linear-networks/softmax-regression-concise.html"
+    deck = (built / "slides" / "html" / "mxnet" / name).read_text(encoding="utf-8")
+    assert "Softmax回归的输出层是一个全连接层" in deck and "~~" not in deck
+    assert (site / "slides" / "mxnet" / name).is_file()
+    assert f'href="../slides/mxnet/{name}"' in (site / name).read_text(encoding="utf-8")
