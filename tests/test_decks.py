@@ -226,3 +226,18 @@ def test_the_books_own_images_are_copied_into_the_decks(tmp_path):
     assert 'src="../../img/ring.svg"' in html and "owner.github.io" not in html
     assert (tmp_path / "slides" / "img" / "ring.svg").is_file()
     assert 'src="https://example.org/a.svg"' in html   # not the book's: left as written
+
+
+def test_a_kept_deck_is_copied_with_the_files_it_shows(book, tmp_path, monkeypatch):
+    first, second = tmp_path / "first", tmp_path / "second"
+    write_decks(first, _decks(), book)
+    rendered = []
+    monkeypatch.setattr(decks, "render_deck",
+                        lambda deck, *args: rendered.append(deck.tab) or "<html></html>")
+    write_decks(second, _decks(), book,
+                kept=lambda deck: first if deck.tab == "pytorch" else None)
+    assert rendered == ["tensorflow"]
+    kept = second / "pytorch/chapter_gpu/use-gpu.html"
+    assert kept.read_bytes() == (first / "pytorch/chapter_gpu/use-gpu.html").read_bytes()
+    images = [p.relative_to(first) for p in (first / "_images").glob("*.png")]
+    assert images and all((second / image).is_file() for image in images)

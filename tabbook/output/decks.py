@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import re
 import shutil
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -57,6 +57,8 @@ NEW_SLIDE = ("slide", "subslide")
 """The slide types that start a slide (RISE's sub-slides are slides here)."""
 LEFT_OUT = ("skip", "notes")
 """The slide types of cells that no slide shows (a deck has no speaker view)."""
+USED_FILE = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
+"""A file a deck shows or links to by a relative URL."""
 TITLE_LINE = re.compile(r"^# .*(?:\n|$)", re.M)
 """A level-1 heading line of a markdown cell, which the title slide shows already."""
 
@@ -186,9 +188,26 @@ def _write_static(static: Path) -> None:
     shutil.copy(ASSETS / "decks.js", static / "decks.js")
 
 
-def write_decks(folder: Path, decks: Sequence[Deck], book: DeckBook) -> list[Path]:
+def _copy_kept(deck: Deck, previous: Path, staging: Path) -> None:
+    """Copy `deck`'s file from the `previous` decks' folder into `staging`, with the files
+    it shows there (output images, the book's images)."""
+    source = previous / deck.path
+    (staging / deck.path).write_bytes(source.read_bytes())
+    for link in USED_FILE.findall(source.read_text(encoding="utf-8")):
+        used = (source.parent / link).resolve()
+        if used.is_relative_to(previous.resolve()) and used.is_file():
+            target = staging / used.relative_to(previous.resolve())
+            if not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                target.write_bytes(used.read_bytes())
+
+
+def write_decks(folder: Path, decks: Sequence[Deck], book: DeckBook,
+                kept: Callable[[Deck], Path | None] = lambda deck: None) -> list[Path]:
     """Write `decks`, their index and their assets into `folder` (see the module's
-    docstring); the previous folder stays until the new one is whole."""
+    docstring); the previous folder stays until the new one is whole. A deck for which
+    `kept` gives a decks' folder is copied from there instead of rendered (its inputs did
+    not change)."""
     paths = [deck.path for deck in decks]
     twice = sorted({path for path in paths if paths.count(path) > 1})
     if twice:
@@ -202,7 +221,11 @@ def write_decks(folder: Path, decks: Sequence[Deck], book: DeckBook) -> list[Pat
         for deck in decks:
             target = staging / deck.path
             target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_text(render_deck(deck, book, staging), encoding="utf-8")
+            previous = kept(deck)
+            if previous is not None:
+                _copy_kept(deck, previous, staging)
+            else:
+                target.write_text(render_deck(deck, book, staging), encoding="utf-8")
         (staging / INDEX).write_text(render_deck_index(decks, book), encoding="utf-8")
         replace_folder(staging, folder, last=INDEX)
     except BaseException:   # a failure or Ctrl-C leaves no half-written folder

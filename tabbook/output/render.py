@@ -335,9 +335,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     for tab, site_path in site.pdfs.items():   # the PDFs that `build.py pdf` printed
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
         shutil.copy(pdfs[tab], staging / site_path)
-    if decks:   # not in the search index: they have no data-pagefind-body
-        write_decks(staging / DECKS, decks,
-                    deck_book(site.book, site.config, site.numbers, site=".."))
+    _write_decks(site, decks, final, kept, keys)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _index_search(staging, tabs)
     _copy_book_files(site.config, staging)
@@ -352,6 +350,22 @@ def _decks(site: Site) -> list[Deck]:
     for deck in decks:
         site.decks.setdefault(deck.section, {})[deck.tab] = f"{DECKS}/{deck.path}"
     return decks
+
+
+def _write_decks(site: Site, decks: list[Deck], final: Path, kept: dict[str, str],
+                 keys: dict[str, str]) -> None:
+    """The site's decks (not in the search index: they have no data-pagefind-body). A
+    deck's key is its section page's (made from the same notebooks, sources, titles and
+    numbers) and its tab's: added to `keys`; a deck whose key is in `kept` is copied from
+    the previous site."""
+    if not decks:
+        return
+    keys.update({f"{DECKS}/{deck.path}": f"{keys[deck.section + '.html']}:{deck.tab}"
+                 for deck in decks})
+    write_decks(site.folder / DECKS, decks,
+                deck_book(site.book, site.config, site.numbers, site=".."),
+                kept=lambda deck: final / DECKS if kept.get(
+                    f"{DECKS}/{deck.path}") == keys[f"{DECKS}/{deck.path}"] else None)
 
 
 def _copy_book_files(config: Config, staging: Path) -> None:
