@@ -3,6 +3,8 @@ and d2lbook's automodule blocks, which show the same reference in place."""
 from __future__ import annotations
 
 import ast
+import gzip
+import json
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -185,6 +187,12 @@ def test_our_book_s_reference_page_links_to_every_definition(built_repository):
         assert _shown_names(page, tab) == _library_names(source), tab
     assert _broken_links(site, "d2l.html") == []
     assert '<a href="d2l.html">Le paquet d2l</a>' in (site / "index.html").read_text()
+    # In each tab's search index (Pagefind's fragments, gzipped JSON); the decks are not.
+    for tab in config.library.tabs:
+        urls = [json.loads(text[text.index("{"):])["url"] for text in (
+            gzip.decompress(p.read_bytes()).decode()
+            for p in (site / "pagefind" / tab).rglob("*.pf_fragment"))]
+        assert "/d2l.html" in urls and not [url for url in urls if "/slides/" in url], tab
     alone = (built_repository / "public" / "d2l.html").read_text(encoding="utf-8")
     assert _shown_names(alone, "pytorch") and not _shown_names(alone, "mxnet")
     assert 'role="tablist"' not in alone

@@ -8,6 +8,9 @@ import nbformat
 import pytest
 
 from conftest import DECLARE, md, two_tab_book
+from tabbook.core.config import load_config
+from tabbook.core.model import CellKind
+from tabbook.source.parse import parse_book
 
 SECTION = md(DECLARE.replace("'pytorch', 'mxnet', 'tensorflow'", "'pytorch', 'mxnet'"), """
     # Débits
@@ -134,3 +137,19 @@ def test_the_sites_decks_in_chromium_offline(project, visitor):
         assert seen.page.evaluate("Reveal.getTotalSlides()") == 3
         assert rate in seen.page.text_content(".slides")
         assert seen.outside == [] and seen.errors == []
+
+
+def test_our_book_has_a_deck_per_section_with_code_and_tab(built_repository):
+    """Every section of the book with code: a deck of 8 to 20 slides (title slide
+    included) in each of its tabs, linked from its page."""
+    config = load_config(built_repository)
+    site = built_repository / "_build" / "html"
+    with_code = [section for section in parse_book(config)[0].pages()
+                 if any(cell.kind is CellKind.CODE for cell in section.cells)]
+    assert len(with_code) >= 20
+    for section in with_code:
+        page = (site / f"{section.name}.html").read_text(encoding="utf-8")
+        for tab in section.tabs:
+            deck = site / "slides" / tab / f"{section.name}.html"
+            assert 8 <= deck.read_text(encoding="utf-8").count("<section") <= 20, deck
+            assert f'slides/{tab}/{section.name}.html"' in page, (section.name, tab)
