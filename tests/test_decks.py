@@ -219,8 +219,9 @@ def test_the_books_own_images_are_copied_into_the_decks(tmp_path):
     (tmp_path / "img" / "ring.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
     book = DeckBook("Livre", FRENCH, Numbers(), tmp_path, site="..",
                     published_url="https://owner.github.io/book/")
-    notebook = _notebook([_markdown("![L'anneau](https://owner.github.io/book/img/ring.svg)\n\n"
-                                    "![Ailleurs](https://example.org/a.svg)", "slide")])
+    notebook = _notebook([_markdown("Une phrase\n![L'anneau](https://owner.github.io/book/img/"
+                                    "ring.svg)\n\n![Ailleurs](https://example.org/a.svg)",
+                                    "slide")])
     deck = Deck(notebook, "chap/sec", "chapters/chap/sec.md", "1.1 Sec", "1 Chap", "pytorch")
     html = render_deck(deck, book, tmp_path / "slides")
     assert 'src="../../img/ring.svg"' in html and "owner.github.io" not in html

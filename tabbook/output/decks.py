@@ -59,6 +59,9 @@ LEFT_OUT = ("skip", "notes")
 """The slide types of cells that no slide shows (a deck has no speaker view)."""
 USED_FILE = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
 """A file a deck shows or links to by a relative URL."""
+OWN_LINE_IMAGE = re.compile(r"^(!\[[^\]]*\]\([^)\s]+\))[ \t]*$", re.M)
+"""An image on its own line of a slide's text (a mark of its own): made a paragraph, it is
+shown as the site shows a figure, its file copied into the decks."""
 TITLE_LINE = re.compile(r"^# .*(?:\n|$)", re.M)
 """A level-1 heading line of a markdown cell, which the title slide shows already."""
 
@@ -141,7 +144,8 @@ def _context(deck: Deck, book: DeckBook, folder: Path) -> PageContext:
 
 def _cell(cell: nbformat.NotebookNode, ctx: PageContext) -> Markup:
     if cell.cell_type == "markdown":
-        return Markup(render_prose(TITLE_LINE.sub("", cell.source), 1, ctx))
+        text = OWN_LINE_IMAGE.sub(r"\n\1\n", TITLE_LINE.sub("", cell.source))
+        return Markup(render_prose(text, 1, ctx))
     if cell.cell_type != "code":
         return Markup()
     figures = cell_description(cell.source, "", [], ctx.language)
