@@ -353,7 +353,7 @@ def test_a_d2lbook_book_with_its_name_and_tabs_only_has_d2lbooks_defaults(tmp_pa
     root = smallest_book(tmp_path, config)
     project = load_config(root).project   # d2lbook's config_default.ini
     assert (project.release, project.title, project.author, project.copyright,
-            project.lang) == ("0.0.1", "", "The contributors", "", "")
+            project.lang) == ("0.0.1", "", "", "", "")
     for command in ("check", "lib", "notebooks"):
         result = build(REPO, "-C", str(root), command)
         assert result.returncode == 0, result.stdout + result.stderr

@@ -361,8 +361,7 @@ def test_names_and_titles_are_escaped_and_the_author_is_in_the_head(tmp_path):
     without_author = write_book(tmp_path / "anonymous", {"chap/sec.md": PARTIAL})
     head = Head()
     head.feed((render_unexecuted(without_author) / "index.html").read_text(encoding="utf-8"))
-    # d2lbook's default author (its config_default.ini), as d2lbook shows it.
-    assert head.author == "The contributors" and head.title == "Livre — Un livre de test"
+    assert head.author is None and head.title == "Livre — Un livre de test"
 
 
 @pytest.mark.browser

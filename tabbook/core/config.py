@@ -43,7 +43,7 @@ class ProjectConfig:
     name: str = option("d2lbook", pattern=r"[A-Za-z0-9][A-Za-z0-9._-]*",
                        hint="use letters, digits, '.', '_' and '-'")
     title: str = option("")
-    author: str = option("The contributors")
+    author: str = option("")
     release: str = option("0.0.1", pattern=r"\d+(\.\d+)*([ab]|rc)?\d*",
                           hint="use a version such as 1.0.0")
     lang: str = option("")
