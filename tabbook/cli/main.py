@@ -1,10 +1,7 @@
-"""The command line behind build.py: a pipeline of stages over one book.
-
-Each command parses its options, checks the book, selects tabs and sections,
-then holds the build lock while its steps run in order (notebooks, eval,
-launch, HTML, PDF), stopping at the first that fails. A step runs a stage on the
-book, the config and the output layout, and hands what the stage returns to
-the console, which alone prints.
+"""The command line behind build.py: a pipeline of stages over one book. Each command
+parses its options, checks the book, selects tabs and sections, then holds the build lock
+while its steps run in order (notebooks, eval, launch, HTML, PDF), stopping at the first
+that fails; a step hands what its stage returns to the console, which alone prints.
 """
 from __future__ import annotations
 
@@ -12,6 +9,7 @@ import argparse
 import contextlib
 import fcntl
 import functools
+import os
 import subprocess
 import sys
 import time
@@ -237,7 +235,9 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
         serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console,
               config.project.language)
     except KeyboardInterrupt:
-        console.stopped()
+        console.stopped()   # all stopped and written: skip the teardown, which the
+        sys.stdout.flush()  # threads of interrupted kernel clients can crash (zmq)
+        os._exit(0)   # (stderr is line-buffered)
     return 0
 
 
