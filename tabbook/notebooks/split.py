@@ -140,7 +140,6 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
 
 
 @dataclass
-@dataclass
 class SplitResult:
     written: list[Path]
     unchanged: list[Path]

@@ -77,9 +77,12 @@ def _slide_cells(cell, config: Config, section: Section, numbers: Numbers) -> li
     if heading:   # the heading goes first, on the slide its cell's first text is on
         first = 0 if texts[0] or len(texts) == 1 else 1
         texts[first] = f"{heading}\n\n{texts[first]}".strip()
-    return [nbformat.v4.new_markdown_cell(
-                published_markdown(text, config, section, numbers),
-                metadata={"slideshow": {"slide_type": "-" if position == 0 else "slide"}})
+    # Plain dicts, as in the split: nbformat's constructors validate each cell, which
+    # every HTML build would pay for every slide; writing validates anyway.
+    return [nbformat.from_dict({
+                "cell_type": "markdown", "id": "",   # numbered by `slide_notebook`
+                "metadata": {"slideshow": {"slide_type": "-" if position == 0 else "slide"}},
+                "source": published_markdown(text, config, section, numbers)})
             for position, text in enumerate(texts) if text]
 
 
@@ -130,14 +133,17 @@ def slide_notebook(notebook: nbformat.NotebookNode, config: Config, section: Sec
     slides = config.slides
     overlay = (f"<div class='my-top-right'>{slides.top_right}</div>"
                f"<div class='my-top-left'>{slides.top_left}</div>")
-    result = nbformat.v4.new_notebook(cells=_merged_code(cells), metadata={
-        "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
-        "language_info": {"name": "python"},
-        "celltoolbar": "Slideshow",
-        "rise": {"autolaunch": True, "enable_chalkboard": True, "overlay": overlay},
-        METADATA_KEY: {"tab": notebook.metadata.get(METADATA_KEY, {}).get("tab"),
-                       "source": section.display_path, "title": section.title},
-    })
+    result = nbformat.from_dict({
+        "nbformat": nbformat.v4.nbformat, "nbformat_minor": nbformat.v4.nbformat_minor,
+        "cells": _merged_code(cells),
+        "metadata": {
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"},
+            "language_info": {"name": "python"},
+            "celltoolbar": "Slideshow",
+            "rise": {"autolaunch": True, "enable_chalkboard": True, "overlay": overlay},
+            METADATA_KEY: {"tab": notebook.metadata.get(METADATA_KEY, {}).get("tab"),
+                           "source": section.display_path, "title": section.title},
+        }})
     for position, cell in enumerate(result.cells):   # stable ids: unchanged slides, same file
         cell.id = f"slide-{position}"
     return result

@@ -25,6 +25,8 @@ MARK_LENGTH = 3
 SLIDES_KEY = "slides"
 """Where a split notebook's Markdown cell keeps its slide marks (in its ``tabbook``
 metadata): [opener, text] of each, in order."""
+
+
 @dataclass(frozen=True)
 class SlideMark:
     """One mark: `opener` (``[**``…), its text, and where it is written in the text
