@@ -260,7 +260,7 @@ class Trainer(HyperParameters):
 
     def fit_epoch(self):
         for batch in self.train_dataloader:
-            with autograd.record():
+            with autograd.record(train_mode=True):
                 loss = self.model.training_step(self.prepare_batch(batch))
             loss.backward()
             if self.gradient_clip_val > 0:
@@ -272,7 +272,8 @@ class Trainer(HyperParameters):
         if self.val_dataloader is None:
             return
         for batch in self.val_dataloader:
-            self.model.validation_step(self.prepare_batch(batch))
+            with autograd.predict_mode():
+                self.model.validation_step(self.prepare_batch(batch))
             self.val_batch_idx += 1
 
 
@@ -419,7 +420,8 @@ class Classifier(d2l.Module):
         for batch in dataloader:
             if hasattr(self, 'trainer'):
                 batch = self.trainer.prepare_batch(batch)
-            Y_hat = self(*batch[:-1])
+            with autograd.predict_mode():
+                Y_hat = self(*batch[:-1])
             correct += float(self.accuracy(Y_hat, batch[-1])) * len(batch[-1])
             total += len(batch[-1])
         return correct / total
@@ -537,8 +539,7 @@ class Residual(nn.HybridBlock):
         self.body.add(
             nn.Conv2D(channels, 3, stride, padding=1, use_bias=False),
             nn.BatchNorm(), nn.Activation('relu'),
-            nn.Conv2D(channels, 3, padding=1, use_bias=False),
-            nn.BatchNorm())
+            nn.Conv2D(channels, 3, padding=1, use_bias=False), nn.BatchNorm())
         # Quand la taille change, le raccourci passe par une convolution 1×1
         self.shortcut = None
         if stride != 1:
@@ -564,8 +565,8 @@ class ResNet(d2l.Classifier):
                      nn.BatchNorm(), nn.Activation('relu'))
         for stage in range(3):
             for i in range(blocks):
-                stride = 2 if stage > 0 and i == 0 else 1
-                self.net.add(Residual(width * 2**stage, stride))
+                self.net.add(Residual(width * 2**stage,
+                                      2 if stage > 0 and i == 0 else 1))
         self.net.add(nn.GlobalAvgPool2D(), nn.Dense(num_classes))
         self.net.initialize(init.Xavier())
 
@@ -622,9 +623,8 @@ class Attention(nn.Block):
     def __init__(self, d_model, num_heads):
         super().__init__()
         self.num_heads = num_heads
-        self.q, self.k, self.v, self.o = (
-            nn.Dense(d_model, flatten=False, in_units=d_model)
-            for _ in range(4))
+        self.q, self.k, self.v, self.o = (nn.Dense(
+            d_model, flatten=False, in_units=d_model) for _ in range(4))
 
     def forward(self, X):
         B, T, D = X.shape
@@ -659,8 +659,8 @@ class Block(nn.Block):
 
     def __init__(self, d_model, num_heads):
         super().__init__()
-        self.ln1 = nn.LayerNorm(in_channels=d_model)
-        self.ln2 = nn.LayerNorm(in_channels=d_model)
+        self.ln1, self.ln2 = (nn.LayerNorm(in_channels=d_model)
+                              for _ in range(2))
         self.attn = Attention(d_model, num_heads)
         self.mlp = MLP(d_model)
 
@@ -671,11 +671,8 @@ class Block(nn.Block):
 
 # Defined in chapters/chapter_big_models/memory.md
 class TinyGPT(nn.Block):
-    """Un petit Transformer décodeur (type GPT), causal, écrit à la main.
-    Appelé sur des jetons entiers (B, T), il renvoie des logits
-    (B, T, vocab_size). Initialisation par NumPy (`seed`), identique dans
-    les trois bibliothèques ; paramètres sur le processeur (`reset_ctx`
-    pour les déplacer)."""
+    """Petit Transformer décodeur : jetons (B, T) -> logits (B, T, vocab_size),
+    initialisé par NumPy (`seed`), paramètres sur le processeur."""
 
     def __init__(self, vocab_size=32, d_model=64, num_heads=4, num_layers=2,
                  max_len=128, seed=0):
@@ -683,16 +680,15 @@ class TinyGPT(nn.Block):
         self.embed = nn.Embedding(vocab_size, d_model)
         self.pos = nn.Embedding(max_len, d_model)
         self.blocks = nn.Sequential()
-        for _ in range(num_layers):
-            self.blocks.add(Block(d_model, num_heads))
+        self.blocks.add(*[Block(d_model, num_heads) for _ in range(num_layers)])
         self.ln_f = nn.LayerNorm(in_channels=d_model)
         self.head = nn.Dense(vocab_size, flatten=False, in_units=d_model)
         self.initialize()
         rng = onp.random.default_rng(seed)
         for layer in self.dense_layers():
             fan_out, fan_in = layer.weight.shape
-            layer.weight.set_data(np.array(
-                glorot_uniform(rng, fan_in, fan_out).T))
+            layer.weight.set_data(
+                np.array(glorot_uniform(rng, fan_in, fan_out).T))
             layer.bias.set_data(np.zeros(fan_out))
         for emb in (self.embed, self.pos):
             emb.weight.set_data(np.array(
@@ -707,8 +703,7 @@ class TinyGPT(nn.Block):
 
     def forward(self, tokens):
         T = tokens.shape[1]
-        X = self.embed(tokens) + self.pos(
-            np.arange(T, ctx=tokens.ctx))
+        X = self.embed(tokens) + self.pos(np.arange(T, ctx=tokens.ctx))
         for block in self.blocks:
             X = block(X)
         return self.head(self.ln_f(X))
@@ -716,8 +711,7 @@ class TinyGPT(nn.Block):
 
 # Defined in chapters/chapter_big_models/memory.md
 def lm_loss(model, tokens):
-    """Entropie croisée moyenne de la prédiction du jeton suivant, sur un
-    minilot de jetons (B, T) déjà sur le périphérique du modèle."""
+    """Entropie croisée moyenne de la prédiction du jeton suivant."""
     logits = model(tokens[:, :-1])
     return -npx.pick(npx.log_softmax(logits), tokens[:, 1:]).mean()
 
@@ -725,11 +719,8 @@ def lm_loss(model, tokens):
 # Defined in chapters/chapter_big_models/memory.md
 def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
              device=None, optimizer=None, seed=0):
-    """Entraîne `model` avec Adam à prédire le jeton suivant, sur des minilots
-    tirés de `tokens` (NumPy). Renvoie la liste des pertes, une par pas,
-    converties en nombres à la fin seulement (aucune synchronisation par pas).
-    `optimizer` (un gluon.Trainer) permet de poursuivre avec un optimiseur
-    existant ; sinon, Adam sur les paramètres dont grad_req n'est pas 'null'."""
+    """Entraîne `model` (Adam, jeton suivant) ; renvoie les pertes par pas.
+    Sans `optimizer` (gluon.Trainer), Adam sur les paramètres entraînables."""
     params = {name: p for name, p in model.collect_params().items()
               if p.grad_req != 'null'}
     device = device or next(iter(params.values())).list_ctx()[0]

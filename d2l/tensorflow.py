@@ -159,9 +159,9 @@ class Module(ModelBase, HyperParameters):
     def loss(self, y_hat, y):
         raise NotImplementedError
 
-    def call(self, X, *args, **kwargs):
+    def call(self, X, training=None):
         assert hasattr(self, 'net'), "le modèle n'a pas encore de réseau"
-        return self.net(X)
+        return self.net(X, training=training)
 
     def plot(self, key, value, train):
         """Trace un point de la courbe `key` (entraînement ou validation)."""
@@ -177,12 +177,13 @@ class Module(ModelBase, HyperParameters):
                         every_n=max(int(n), 1))
 
     def training_step(self, batch):
-        loss = self.loss(self(*batch[:-1]), batch[-1])
-        self.plot('loss', loss, train=True)
+        # Exécuté dans le graphe compilé de `Trainer` : le tracé, du code
+        # Python, se fait après, dans `fit_epoch`
+        loss = self.loss(self(*batch[:-1], training=True), batch[-1])
         return loss
 
     def validation_step(self, batch):
-        loss = self.loss(self(*batch[:-1]), batch[-1])
+        loss = self.loss(self(*batch[:-1], training=False), batch[-1])
         self.plot('loss', loss, train=False)
 
     def configure_optimizers(self):
@@ -233,6 +234,8 @@ class Trainer(HyperParameters):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]
         self.model = model
+        # Un graphe compilé par modèle entraîné (voir `train_step`)
+        self.compiled_step = tf.function(self.train_step)
 
     # Added in chapters/chapter_gpu/use-gpu.md
     def prepare_batch(self, batch):
@@ -254,16 +257,21 @@ class Trainer(HyperParameters):
             for self.epoch in range(self.max_epochs):
                 self.fit_epoch()
 
+    def train_step(self, batch):
+        with tf.GradientTape() as tape:
+            loss = self.model.training_step(batch)
+        gradients = tape.gradient(loss, self.model.trainable_variables)
+        if self.gradient_clip_val > 0:
+            gradients, _ = tf.clip_by_global_norm(gradients,
+                                                  self.gradient_clip_val)
+        self.optim.apply_gradients(zip(gradients,
+                                       self.model.trainable_variables))
+        return loss
+
     def fit_epoch(self):
         for batch in self.train_dataloader:
-            with tf.GradientTape() as tape:
-                loss = self.model.training_step(self.prepare_batch(batch))
-            gradients = tape.gradient(loss, self.model.trainable_variables)
-            if self.gradient_clip_val > 0:
-                gradients, _ = tf.clip_by_global_norm(gradients,
-                                                      self.gradient_clip_val)
-            self.optim.apply_gradients(zip(gradients,
-                                           self.model.trainable_variables))
+            loss = self.compiled_step(self.prepare_batch(batch))
+            self.model.plot('loss', loss, train=True)
             self.train_batch_idx += 1
         if self.val_dataloader is None:
             return
@@ -385,7 +393,7 @@ class Classifier(d2l.Module):
     """La classe de base des modèles de classification."""
 
     def validation_step(self, batch):
-        Y_hat = self(*batch[:-1])
+        Y_hat = self(*batch[:-1], training=False)
         self.plot('loss', self.loss(Y_hat, batch[-1]), train=False)
         self.plot('acc', self.accuracy(Y_hat, batch[-1]), train=False)
 
@@ -407,7 +415,7 @@ class Classifier(d2l.Module):
         for batch in dataloader:
             if hasattr(self, 'trainer'):
                 batch = self.trainer.prepare_batch(batch)
-            Y_hat = self(*batch[:-1])
+            Y_hat = self(*batch[:-1], training=False)
             correct += float(self.accuracy(Y_hat, batch[-1])) * len(batch[-1])
             total += len(batch[-1])
         return correct / total
@@ -504,16 +512,16 @@ class Residual(tf.keras.layers.Layer):
 
     def __init__(self, channels, stride=1, **kwargs):
         super().__init__(**kwargs)
+        layers = tf.keras.layers
         self.body = tf.keras.Sequential([
-            tf.keras.layers.Conv2D(channels, 3, stride, padding='same',
-                                use_bias=False),
-            tf.keras.layers.BatchNormalization(), tf.keras.layers.ReLU(),
-            tf.keras.layers.Conv2D(channels, 3, padding='same', use_bias=False),
-            tf.keras.layers.BatchNormalization()])
+            layers.Conv2D(channels, 3, stride, padding='same', use_bias=False),
+            layers.BatchNormalization(), layers.ReLU(),
+            layers.Conv2D(channels, 3, padding='same', use_bias=False),
+            layers.BatchNormalization()])
         # Quand la taille change, le raccourci passe par une convolution 1×1
         self.shortcut = None if stride == 1 else tf.keras.Sequential([
-            tf.keras.layers.Conv2D(channels, 1, stride, use_bias=False),
-            tf.keras.layers.BatchNormalization()])
+            layers.Conv2D(channels, 1, stride, use_bias=False),
+            layers.BatchNormalization()])
 
     def call(self, X, training=None):
         shortcut = X if self.shortcut is None else self.shortcut(
@@ -529,21 +537,15 @@ class ResNet(d2l.Classifier):
     def __init__(self, width=64, blocks=2, lr=0.1, num_classes=10):
         super().__init__()
         self.save_hyperparameters()
-        layers = [tf.keras.layers.Conv2D(width, 3, padding='same',
-                                      use_bias=False),
+        layers = [tf.keras.layers.Conv2D(width, 3, padding='same', use_bias=False),
                   tf.keras.layers.BatchNormalization(), tf.keras.layers.ReLU()]
         for stage in range(3):
             for i in range(blocks):
-                stride = 2 if stage > 0 and i == 0 else 1
-                layers.append(Residual(width * 2**stage, stride))
+                layers.append(Residual(width * 2**stage,
+                                       2 if stage > 0 and i == 0 else 1))
         layers += [tf.keras.layers.GlobalAveragePooling2D(),
                    tf.keras.layers.Dense(num_classes)]
         self.net = tf.keras.Sequential(layers)
-
-    def call(self, X, training=True):
-        # Par défaut en mode entraînement : la normalisation par lots
-        # utilise les statistiques du lot, comme dans nos boucles
-        return self.net(X, training=training)
 
 
 # Defined in chapters/chapter_big_models/memory.md
@@ -637,10 +639,10 @@ class Block(tf.keras.layers.Layer):
 
     def __init__(self, d_model, num_heads, **kwargs):
         super().__init__(**kwargs)
-        self.ln1 = tf.keras.layers.LayerNormalization(epsilon=1e-5)
-        self.ln2 = tf.keras.layers.LayerNormalization(epsilon=1e-5)
-        self.ln1.build((None, d_model))
-        self.ln2.build((None, d_model))
+        self.ln1, self.ln2 = (tf.keras.layers.LayerNormalization(epsilon=1e-5)
+                              for _ in range(2))
+        for ln in (self.ln1, self.ln2):
+            ln.build((None, d_model))
         self.attn = Attention(d_model, num_heads)
         self.mlp = MLP(d_model)
 
@@ -651,10 +653,8 @@ class Block(tf.keras.layers.Layer):
 
 # Defined in chapters/chapter_big_models/memory.md
 class TinyGPT(tf.keras.Model):
-    """Un petit Transformer décodeur (type GPT), causal, écrit à la main.
-    Appelé sur des jetons entiers (B, T), il renvoie des logits
-    (B, T, vocab_size). Initialisation par NumPy (`seed`), identique dans
-    les trois bibliothèques."""
+    """Petit Transformer décodeur : jetons (B, T) -> logits (B, T, vocab_size),
+    initialisé par NumPy (`seed`)."""
 
     def __init__(self, vocab_size=32, d_model=64, num_heads=4, num_layers=2,
                  max_len=128, seed=0):
@@ -664,10 +664,10 @@ class TinyGPT(tf.keras.Model):
         self.blocks = [Block(d_model, num_heads) for _ in range(num_layers)]
         self.ln_f = tf.keras.layers.LayerNormalization(epsilon=1e-5)
         self.head = tf.keras.layers.Dense(vocab_size)
-        for layer in (self.embed, self.pos):
-            layer.build((None,))
-        self.ln_f.build((None, d_model))
-        self.head.build((None, d_model))
+        for layer, shape in ((self.embed, (None,)), (self.pos, (None,)),
+                             (self.ln_f, (None, d_model)),
+                             (self.head, (None, d_model))):
+            layer.build(shape)
         rng = onp.random.default_rng(seed)
         for layer in self.dense_layers():
             fan_in, fan_out = layer.kernel.shape
@@ -694,8 +694,7 @@ class TinyGPT(tf.keras.Model):
 
 # Defined in chapters/chapter_big_models/memory.md
 def lm_loss(model, tokens):
-    """Entropie croisée moyenne de la prédiction du jeton suivant, sur un
-    minilot de jetons (B, T)."""
+    """Entropie croisée moyenne de la prédiction du jeton suivant."""
     logits = model(tokens[:, :-1])
     return tf.reduce_mean(tf.nn.sparse_softmax_cross_entropy_with_logits(
         tokens[:, 1:], logits))
@@ -704,11 +703,8 @@ def lm_loss(model, tokens):
 # Defined in chapters/chapter_big_models/memory.md
 def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
              device=None, optimizer=None, seed=0):
-    """Entraîne `model` avec Adam à prédire le jeton suivant, sur des minilots
-    tirés de `tokens` (NumPy). Renvoie la liste des pertes, une par pas,
-    converties en nombres à la fin seulement (aucune synchronisation par pas).
-    `optimizer` permet de poursuivre avec un optimiseur existant ; seules
-    les variables entraînables (`trainable_variables`) sont mises à jour."""
+    """Entraîne `model` (Adam, jeton suivant) ; renvoie les pertes par pas.
+    Seules les variables entraînables sont mises à jour."""
     device = device or d2l.try_gpu()
     if optimizer is None:
         optimizer = tf.keras.optimizers.Adam(lr, epsilon=1e-8)
@@ -721,8 +717,7 @@ def train_lm(model, tokens, num_steps, lr=1e-3, batch_size=32,
         def step(batch):
             with tf.GradientTape() as tape:
                 loss = lm_loss(model, batch)
-            # Gradients des plongements rendus denses : Keras traite
-            # autrement les gradients creux (tf.IndexedSlices)
+            # gradients creux des plongements rendus denses
             grads = [tf.convert_to_tensor(g)
                      for g in tape.gradient(loss, variables)]
             optimizer.apply_gradients(zip(grads, variables))

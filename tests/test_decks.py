@@ -80,9 +80,9 @@ SLIDES = {"pytorch": 3, "tensorflow": 2}
 
 
 def _decks() -> list[Deck]:
-    return [Deck(PYTORCH, "chapter_gpu/use-gpu", "chapters/chapter_gpu/use-gpu.md",
+    return [Deck(lambda: PYTORCH, "chapter_gpu/use-gpu", "chapters/chapter_gpu/use-gpu.md",
                  "3.1 Utiliser un GPU", "3 Calculer sur GPU", "pytorch"),
-            Deck(TENSORFLOW, "chapter_gpu/use-gpu", "chapters/chapter_gpu/use-gpu.md",
+            Deck(lambda: TENSORFLOW, "chapter_gpu/use-gpu", "chapters/chapter_gpu/use-gpu.md",
                  "3.1 Utiliser un GPU", "3 Calculer sur GPU", "tensorflow")]
 
 
@@ -222,7 +222,8 @@ def test_the_books_own_images_are_copied_into_the_decks(tmp_path):
     notebook = _notebook([_markdown("Une phrase\n![L'anneau](https://owner.github.io/book/img/"
                                     "ring.svg)\n\n![Ailleurs](https://example.org/a.svg)",
                                     "slide")])
-    deck = Deck(notebook, "chap/sec", "chapters/chap/sec.md", "1.1 Sec", "1 Chap", "pytorch")
+    deck = Deck(lambda: notebook, "chap/sec", "chapters/chap/sec.md", "1.1 Sec", "1 Chap",
+                "pytorch")
     html = render_deck(deck, book, tmp_path / "slides")
     assert 'src="../../img/ring.svg"' in html and "owner.github.io" not in html
     assert (tmp_path / "slides" / "img" / "ring.svg").is_file()

@@ -32,6 +32,7 @@ from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output.render import INPUTS_STAMP, render_page, render_site
 from tabbook.notebooks.split import split_section
+from test_markup import PNG
 from test_spelling import unknown_words
 
 TABS = FRAMEWORK_TABS
@@ -510,6 +511,37 @@ def test_a_page_deleted_truncated_or_added_is_rendered_again(small_site):
     (small_site / "stray.html").write_text("<p>not the book's</p>")
     assert rendered(root).rendered and site_files(small_site) == original
     assert not rendered(root).rendered
+
+
+def test_a_kept_page_keeps_the_images_it_shows(tmp_path):
+    """After a prose edit elsewhere, a page copied from the previous site comes with the
+    images its rendering wrote there: the book's own and its outputs' (_images/)."""
+    (tmp_path / "book").mkdir()
+    root = write_book(tmp_path / "book",
+                      {"chap/sec.md": PARTIAL + "\n![Un anneau](../../img/ring.svg)\n"})
+    (root / "img").mkdir()
+    (root / "img" / "ring.svg").write_text('<svg xmlns="http://www.w3.org/2000/svg"/>')
+    shutil.copy(REPO / "pyproject.toml", root / "pyproject.toml")
+
+    def with_an_image(section, tab):
+        notebook = split_section(section, tab)
+        for cell in notebook.cells:
+            if cell.cell_type == "code":
+                cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": PNG})]
+        return notebook
+    config, book_model, layout = write_executed(root, with_an_image)
+    site = render_site(book_model, config, number_book(book_model), config.build.tabs,
+                       layout).folder
+    whole = site_files(site)
+    assert "img/ring.svg" in whole and any(name.startswith("_images/") for name in whole)
+    index = root / "chapters" / "index.md"
+    index.write_text(index.read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n",
+                     encoding="utf-8")
+    assert rendered(root).rendered
+    after = site_files(site)
+    assert after["index.html"] != whole["index.html"]
+    shown = [name for name in whole if name.startswith(("_images/", "img/", "chap/"))]
+    assert {name: after.get(name) for name in shown} == {name: whole[name] for name in shown}
 
 
 @pytest.mark.parametrize("stamp", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",

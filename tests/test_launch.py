@@ -19,9 +19,8 @@ import nbformat
 import pytest
 import yaml
 
-from conftest import (CONFIG, DECLARE, REPO, build, growth, md, raising_on_call,
-                      with_build_system,
-                      write_book)
+from conftest import (CONFIG, DECLARE, LINEAR_GROWTH, REPO, build, growth, md,
+                      raising_on_call, with_build_system, write_book)
 from tabbook.bootstrap.records import read_record
 from tabbook.cli.console import Console
 from tabbook.cli.main import reporting
@@ -643,7 +642,7 @@ def test_a_long_paragraph_takes_time_in_proportion_to_its_length(small_book):
         launch_notebook(notebook)
         return notebook
 
-    assert growth(launch_notebook, made_once, 150) < 2
+    assert growth(launch_notebook, made_once, 150) < LINEAR_GROWTH
     narrow, link = "\u202f", "[section 1.1](https://owner.github.io/book/chap/gpu.html#sec_gpu)"
     shown = launch_notebook(with_paragraph(REPEATED * 3)).cells[-1].source
     assert shown == 3 * (f"Voir {link}{narrow}; `a : b` et $x : y$ donnent «{narrow}oui{narrow}» "

@@ -7,7 +7,7 @@ from dataclasses import replace
 import nbformat
 import pytest
 
-from conftest import growth, write_book
+from conftest import LINEAR_GROWTH, growth, write_book
 from tabbook.features.bibliography import (BibError, bibliography_errors, latex_text,
                                          read_bibliography)
 from tabbook.source.latex import to_mathml
@@ -348,7 +348,7 @@ def test_the_lines_of_a_long_paragraph_are_found_in_linear_time():
     def lines(tokens: tuple) -> list:
         return list(located_tokens(tokens, 1))
 
-    assert growth(lines, paragraph, 150) < 2
+    assert growth(lines, paragraph, 150) < LINEAR_GROWTH
     assert [(token.type, line) for token, line in lines(paragraph(2))
             if token.type in ("role", "math_inline")] == \
         [("role", 1), ("math_inline", 1), ("role", 3), ("math_inline", 3)]

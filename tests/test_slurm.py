@@ -21,12 +21,11 @@ import re
 import shutil
 import sys
 import time
-from html.parser import HTMLParser
 from pathlib import Path
 
 import pytest
 
-from conftest import REPO, site_pages, with_build_system, write_book
+from conftest import REPO, code_blocks, site_pages, with_build_system, write_book
 from slurm_cluster import COMPUTE_PARTITION, GpuNodes, SlurmCluster, fields
 from tabbook.execution.gather import EXIT_STATUS
 
@@ -180,38 +179,13 @@ def test_the_committed_resources_are_what_a_gpu_partition_accepts(cluster, small
 
 # -- the book's Slurm scripts -------------------------------------------------------------
 
-class CodeBlocks(HTMLParser):
-    """The text of every code block of a page (`<pre class="code …" data-lang=…>`)."""
-
-    def __init__(self):
-        super().__init__()
-        self.blocks: list[str] = []
-        self._depth = 0
-
-    def handle_starttag(self, tag, attrs):
-        if tag == "pre" and "code" in (dict(attrs).get("class") or "").split():
-            self.blocks.append("")
-            self._depth = 1
-        elif tag == "pre" and self._depth:
-            self._depth += 1
-
-    def handle_endtag(self, tag):
-        if tag == "pre" and self._depth:
-            self._depth -= 1
-
-    def handle_data(self, data):
-        if self._depth:
-            self.blocks[-1] += data
-
-
 def sbatch_scripts(site: Path) -> list[tuple[str, int, str]]:
     """(page, number on the page, script) for every block with #SBATCH lines the site
     shows, as readers copy it."""
     found = []
     for page in site_pages(site):
-        parser = CodeBlocks()
-        parser.feed((site / page).read_text(encoding="utf-8"))
-        found += [(page, number, block) for number, block in enumerate(parser.blocks, 1)
+        blocks = code_blocks((site / page).read_text(encoding="utf-8"))
+        found += [(page, number, block) for number, block in enumerate(blocks, 1)
                   if re.search(r"^#SBATCH ", block, re.M)]
     return found
 

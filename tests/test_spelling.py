@@ -24,6 +24,7 @@ NOT_PROSE = [
     re.compile(r"https?://\S+"),                            # bare URLs
     re.compile(r"<[^>\n]+>"),                               # HTML tags
     re.compile(r":(begin|end)_tab:"),
+    re.compile(r"\(\*[^()\n]*\)"),                          # a gloss: (*term*, *other*), English
     re.compile(r"^[ \t]*\|?[ \t]*:?-{3,}:?[ \t]*(\|[ \t]*:?-{3,}:?[ \t]*)*\|?[ \t]*$", re.M),
 ]                                                           # ^ table delimiter rows
 

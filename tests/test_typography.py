@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import growth, site_pages
+from conftest import LINEAR_GROWTH, growth, site_pages
 from tabbook.output.markup import render_prose
 from tabbook.output.typography import NARROW, NO_BREAK, UNITS, french
 from test_markup import context
@@ -62,7 +62,7 @@ def test_long_runs_of_signs_or_spaces_take_time_in_proportion_to_their_length():
     def runs(length: int) -> str:
         return "Quoi" + "?!" * length + "x" + " " * length + "»"
 
-    assert growth(french, runs, 500) < 2
+    assert growth(french, runs, 500) < LINEAR_GROWTH
     assert french(runs(2)) == f"Quoi?!?!x{N}»"
 
 

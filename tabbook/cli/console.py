@@ -100,11 +100,14 @@ class Console:
             self.warn(f"check: {plural(warnings, 'warning')} (what d2lbook tolerates; "
                       "--strict makes them errors)")
 
-    def feature_problems(self, feature: Feature, problems: list[Problem],
-                         strict: bool) -> None:
+    def feature_findings(self, feature: Feature, problems: list[Problem],
+                         notes: Sequence[Problem], strict: bool, report: str) -> None:
         """What a feature's roles cannot show of the executed notebooks, at their .md
-        line, counted in the feature's words."""
+        line, counted in its words (`counted`); what it notes, counted (`noted`)."""
         self._eval_problems(problems, strict, *feature.counted)
+        if notes:
+            what, about, why = feature.noted
+            self.say(f"eval: {plural(len(notes), what)} {about} (listed in {report}): {why}")
 
     def not_judged(self, claims: Sequence[Problem], report: str) -> None:
         """The claims the frozen runs shown predate: counted, listed in the report."""
@@ -153,10 +156,7 @@ class Console:
 
     def library_tag(self, stale: list[str], tag: str) -> None:
         """The tag alone on stdout (the publish workflow reads it), or why there is none."""
-        if stale:
-            self.stale_libraries(stale)
-        else:
-            self.say(tag)
+        self.stale_libraries(stale) if stale else self.say(tag)
 
     # -- notebooks --------------------------------------------------------------
     def notebook_progress(self, sections: int):

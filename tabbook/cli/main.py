@@ -303,8 +303,7 @@ def run_eval_command(build: Build) -> int:
 
 def execute(build: Build) -> int:
     """Execute the selected notebooks (the cached ones are not run), report, judge."""
-    started = time.monotonic()
-    console, options = build.console, build.options
+    started, console, options = time.monotonic(), build.console, build.options
     plan = plan_eval(build.layout, build.config, build.selection.pairs(), options,
                      full=not build.selection.partial)
     console.eval_plan(plan)
@@ -315,10 +314,11 @@ def execute(build: Build) -> int:
         return INTERRUPTED
     console.evaluated(result, build.selection.tabs, build.layout, options.require_gpu,
                       time.monotonic() - started)
+    report = build.layout.shown(result.report_markdown)   # where the listed ones are
     for feature in FEATURES:
-        console.feature_problems(feature, list(result.problems.get(feature.key, ())),
-                                 build.strict)
-    console.not_judged(result.not_judged, build.layout.shown(result.report_markdown))
+        console.feature_findings(feature, list(result.problems.get(feature.key, ())),
+                                 result.notes.get(feature.key, ()), build.strict, report)
+    console.not_judged(result.not_judged, report)
     console.long_outputs(list(result.long_outputs), build.strict)
     blocking = any(build.strict or not p.warning
                    for p in (*chain.from_iterable(result.problems.values()),
@@ -366,7 +366,7 @@ def run_slides(build: Build) -> int:
     started, layout, selection = time.monotonic(), build.layout, build.selection
     result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
                                    selection.tabs, build.console.slide_progress(layout))
-    write_decks(layout.decks, book_decks(result.made, build.book, build.numbers),
+    write_decks(layout.decks, book_decks(result.makers(), build.book, build.numbers),
                 deck_book(build.book, build.config, build.numbers))
     build.console.slides_written(result, layout.shown(layout.slides), time.monotonic() - started)
     return 0

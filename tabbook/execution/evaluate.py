@@ -10,6 +10,8 @@ the `on_event` callback.
 from __future__ import annotations
 
 import functools
+from collections import Counter
+from itertools import chain
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -19,7 +21,7 @@ from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
 from ..core.layout import Layout
 from ..core.model import Problem, Section
-from ..notebooks.features import run_problems
+from ..notebooks.features import RunFindings, run_problems
 from ..notebooks.library import library_source
 from ..notebooks.long_outputs import KEPT, LIMIT, long_outputs
 from ..notebooks.split import code_cells, split_section
@@ -111,6 +113,9 @@ class EvalResult:
     long_outputs: tuple[Problem, ...] = ()
     """The outputs too long to be published whole, which the pages, the PDF and the launch
     notebooks show cut (warnings: strict builds make them errors)."""
+    notes: Mapping[str, tuple[Problem, ...]] = field(default_factory=dict)
+    """By feature key, what is worth knowing of the runs (claims that hold narrowly):
+    listed in the report, never an error."""
 
     def count(self, status: Status) -> int:
         return sum(e.status is status for e in self.executions)
@@ -212,9 +217,10 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
         notebooks.save()
     order = {id(p.task): number for number, p in enumerate(plan.planned)}
     executions = sorted([*written, *ran], key=lambda e: order[id(e.task)])
-    problems, not_judged = feature_problems(executions)
+    problems, not_judged, notes = feature_problems(executions)
     report = build_report(executions, functools.partial(executed_notebook, layout),
-                          list(plan.gpus), plan.frameworks, options.require_gpu, not_judged)
+                          list(plan.gpus), plan.frameworks, options.require_gpu, not_judged,
+                          [*chain.from_iterable(notes.values())])
     _, markdown = write_report(report, layout.eval)
     frozen = None
     if options.freeze:
@@ -228,27 +234,42 @@ def evaluate(layout: Layout, config: Config, plan: EvalPlan, options: EvalOption
     notebooks.forget([], removed)
     notebooks.save()
     return EvalResult(tuple(executions), report, markdown, frozen,
-                      removed, failed, problems, not_judged,
-                      output_problems(executions))
+                      removed, failed, problems, not_judged, output_problems(executions),
+                      notes)
+
+
+Found = Mapping[str, tuple[Problem, ...]]
+"""Problems by feature key, sorted; no key without any."""
 
 
 def feature_problems(executions: list[Execution]
-                     ) -> tuple[dict[str, tuple[Problem, ...]], tuple[Problem, ...]]:
-    """By feature key, its roles of the executed notebooks that show nothing computed, at
-    their line; and the roles frozen runs have not judged (see `run_problems`)."""
-    problems: dict[str, list[Problem]] = {}
-    pending: list[Problem] = []
+                     ) -> tuple[Found, tuple[Problem, ...], Found]:
+    """What the features find in the executed notebooks, at their .md line (see
+    `run_problems`), every run's findings together: the problems, the roles frozen runs
+    have not judged, and the notes that may come from noise (see `varying`)."""
+    together = RunFindings()
     for execution in executions:
         record, task = execution.record, execution.task
         if execution.status.has_outputs and record is not None and task.annotations:
-            found, unjudged = run_problems(task.section, task.tab,
-                                           code_cells(task.section, task.tab), record.computed,
-                                           frozen=execution.status is Status.FROZEN)
-            for key, items in found.items():
-                problems.setdefault(key, []).extend(items)
-            pending += unjudged
-    return ({key: tuple(sorted(found)) for key, found in problems.items() if found},
-            tuple(sorted(pending)))
+            found = run_problems(task.section, task.tab, code_cells(task.section, task.tab),
+                                 record.computed, frozen=execution.status is Status.FROZEN)
+            for key, items in found.problems.items():
+                together.problems.setdefault(key, []).extend(items)
+            for key, items in found.notes.items():
+                together.notes.setdefault(key, []).extend(items)
+            together.not_judged += found.not_judged
+    return ({key: tuple(sorted(items)) for key, items in together.problems.items() if items},
+            tuple(sorted(together.not_judged)),
+            {key: tuple(sorted(kept)) for key, items in together.notes.items()
+             if (kept := varying(items))})
+
+
+def varying(notes: list[Problem]) -> list[Problem]:
+    """The `notes` that may come from run-to-run noise: one worded the same in several
+    tabs (a claim narrow by the same margin) comes from arithmetic that every framework
+    does alike, and is left out."""
+    tabs = Counter((note.path, note.line, note.message) for note in notes)
+    return [note for note in notes if tabs[note.path, note.line, note.message] == 1]
 
 
 def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:

@@ -84,6 +84,8 @@ class Report:
     rows: list[ReportLine] = field(default_factory=list)
     not_judged: list[str] = field(default_factory=list)
     """The claims the frozen runs shown predate, located (judged by the next GPU run)."""
+    notes: list[str] = field(default_factory=list)
+    """What the features note of the runs, located (claims that hold narrowly)."""
 
     @property
     def problems(self) -> list[ReportLine]:
@@ -117,7 +119,14 @@ class Report:
             "", "## GPUs seen", "", *self._gpu_lines(),
             "", "## Frameworks", "", *self._framework_lines(),
             "", "## Sections", "", *self._section_lines(), *self._failure_lines(),
-            *self._not_judged_lines()]) + "\n"
+            *self._not_judged_lines(), *self._note_lines()]) + "\n"
+
+    def _note_lines(self) -> list[str]:
+        if not self.notes:
+            return []
+        return ["", "## Notes", "",
+                "Worth a look, never an error: a claim that holds narrowly may not hold in a "
+                "noisier run.", "", *(f"- {note}" for note in self.notes)]
 
     def _not_judged_lines(self) -> list[str]:
         if not self.not_judged:
@@ -195,15 +204,16 @@ def _verdict(execution: Execution, notebook: dict | None, gpus: list[Gpu],
 
 def build_report(executions: list[Execution], executed: Callable[[Task], dict | None],
                  gpus: list[Gpu], frameworks: dict[str, FrameworkInfo],
-                 require_gpu: bool, not_judged: Sequence[object] = ()) -> Report:
+                 require_gpu: bool, not_judged: Sequence[object] = (),
+                 notes: Sequence[object] = ()) -> Report:
     """The report of `executions` on a machine with `gpus`; `executed` gives a task's
     executed notebook (its last good result), None if there is none; `not_judged` are the
-    claims frozen runs predate."""
+    claims frozen runs predate; `notes`, what the features note of the runs."""
     report = Report(
         date=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
         require_gpu=require_gpu, gpus=[asdict(g) for g in gpus],
         frameworks={tab: asdict(info) for tab, info in frameworks.items()},
-        not_judged=[str(claim) for claim in not_judged])
+        not_judged=[str(claim) for claim in not_judged], notes=[str(note) for note in notes])
     for execution in executions:
         report.rows.append(report_line(execution, executed(execution.task), gpus,
                                        frameworks.get(execution.task.tab)))

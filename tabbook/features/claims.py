@@ -15,6 +15,7 @@ next ``eval --freeze`` on a GPU judges it. A claim a frozen run refutes stops th
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from ..bootstrap.records import conforms
@@ -35,11 +36,55 @@ RESULTS = "claims"
 SHOWN_LENGTH = 80
 """At most this many characters of a name's value in a message."""
 
+MARGIN = """
+def margin(node, namespace):
+    import ast, math
+    def number(node):
+        value = eval(compile(ast.Expression(node), '<claim>', 'eval'), namespace)
+        return None if isinstance(value, bool) else float(value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return margin(node.operand, namespace) if isinstance(node.operand, ast.Compare) else math.inf
+    if isinstance(node, ast.BoolOp):
+        held = []
+        for operand in node.values:
+            try:
+                holds = bool(eval(compile(ast.Expression(operand), '<claim>', 'eval'), namespace))
+            except Exception:
+                holds = False
+            held.append((margin(operand, namespace), holds))
+        if isinstance(node.op, ast.And):
+            return min(found for found, _ in held)
+        return max((found for found, holds in held if holds), default=math.inf)
+    if not isinstance(node, ast.Compare):
+        return math.inf
+    try:
+        values = [number(side) for side in (node.left, *node.comparators)]
+    except Exception:
+        return math.inf
+    found = [abs(a - b) / max(abs(a), abs(b))
+             for a, b, op in zip(values, values[1:], node.ops)
+             if isinstance(op, (ast.Lt, ast.LtE, ast.Gt, ast.GtE))
+             and a is not None and b is not None and a != b]
+    return min(found, default=math.inf)
+"""
+"""Kernel side: how far, relatively, a claim that holds is from turning false: for a
+numeric comparison a < b (<=, >, >=), |a - b| / max(|a|, |b|); the least of an `and`'s
+operands, the most of an `or`'s that hold; infinite for anything else (a flag, a call,
+an equality, two sides equal by construction). A timing compared with a margin of a few
+per cent is one noisy run away from refuting its sentence."""
+NARROW = 0.1
+"""A claim that holds by less than this margin is listed (never an error): compare
+against a bound the noise allows, or write each outcome as a `:begin_if:` variant."""
+
 DESCRIBE = f"""
 def describe(value, expression, namespace):
-    import ast, types
+    import ast, math, types
     if value:
-        return {{'holds': True}}
+        try:
+            found = margin(ast.parse(expression, mode='eval').body, namespace)
+        except Exception:   # a margin is a hint: never a claim's failure
+            found = math.inf
+        return {{'holds': True}} if math.isinf(found) else {{'holds': True, 'margin': round(found, 4)}}
     names = {{}}
     found = [node for node in ast.walk(ast.parse(expression, mode='eval'))
              if isinstance(node, ast.Name)]
@@ -51,8 +96,9 @@ def describe(value, expression, namespace):
                 names[node.id] = text if len(text) <= {SHOWN_LENGTH} else text[:{SHOWN_LENGTH - 1}] + '…'
     return {{'holds': False, 'names': names}}
 """
-"""What the kernel keeps of a claim: whether it holds, and when it does not, the str()
-of each name it uses (modules, classes and functions left out)."""
+"""What the kernel keeps of a claim: whether it holds, and its margin (see MARGIN) where
+that is a number; when it does not hold, the str() of each name it uses (modules,
+classes and functions left out)."""
 
 
 # -- check ---------------------------------------------------------------------------
@@ -69,7 +115,7 @@ def check(content: str, line: int, in_title: bool) -> list[Finding]:
 def with_judging_cells(notebook: nbformat.NotebookNode) -> nbformat.NotebookNode:
     """`notebook` (a copy to execute) with a cell judging its claims after each code cell
     they follow (see kernel_cells.py)."""
-    return kernel_cells.with_evaluating_cells(notebook, KEY, DESCRIBE)
+    return kernel_cells.with_evaluating_cells(notebook, KEY, MARGIN + DESCRIBE)
 
 
 def is_judging_cell(cell: Mapping) -> bool:
@@ -88,7 +134,8 @@ def is_judgement(item: object) -> bool:
         return False
     if "error" in item:
         return isinstance(item["error"], str)
-    return isinstance(item.get("holds"), bool) and isinstance(item.get("names", {}), dict)
+    return (isinstance(item.get("holds"), bool) and isinstance(item.get("names", {}), dict)
+            and isinstance(item.get("margin", 0.0), (int, float)))
 
 
 def judged(role: PlacedRole, judgements: Sequence[dict]) -> bool:
@@ -117,6 +164,20 @@ def claim_problems(section: Section, tab: str, roles: Sequence[PlacedRole],
     return result_problems(section, tab, roles, judgements, judge)
 
 
+def narrow_claims(section: Section, tab: str, roles: Sequence[PlacedRole],
+                  judgements: Sequence[dict]) -> list[Problem]:
+    """Each claim of `section` for `tab` that its run bears out by less than NARROW: a
+    note, never an error (a GPU run, or a quiet machine, may well widen it)."""
+    def judge(expression: str, entry: dict | None) -> tuple[str, str] | None:
+        if entry is None or not entry.get("holds") or entry.get("margin", NARROW) >= NARROW:
+            return None
+        return (f"note: claim holds narrowly: {expression} (by {100 * entry['margin']:.1f} %)",
+                "compare against a bound that run-to-run noise allows, or write each outcome "
+                "as a :begin_if: variant")
+    return [replace(note, warning=False)
+            for note in result_problems(section, tab, roles, judgements, judge)]
+
+
 def hidden(content: str, *where: object) -> str:
     """A claim is shown nowhere: pages, PDF, notebooks."""
     return ""
@@ -128,5 +189,8 @@ CLAIMS = Feature(
     results_key=RESULTS, is_result=is_judgement, problems=claim_problems,
     counted=("claim", "false, failing or not judged",
              "the pages show the sentences they guard all the same"),
+    notes=narrow_claims,
+    noted=("claim", f"with a margin under {100 * NARROW:g} %",
+           "a noisier run could refute them"),
     in_frozen_key=False, judged=judged,
     render_html=hidden, render_markdown=hidden, render_launch_markdown=hidden)

@@ -124,6 +124,12 @@ class Feature:
                        list[Problem]] | None = None
     """After execution: (section, tab, its roles in that tab's notebook, what the run
     computed) -> what the pages cannot show (warnings, located)."""
+    notes: Callable[[Section, str, Sequence[PlacedRole], Sequence[dict]],
+                    list[Problem]] | None = None
+    """After execution, as `problems`: what is worth knowing of a run that computed what
+    the pages show (claims that hold narrowly); listed in the report, never an error."""
+    noted: tuple[str, str, str] = ("", "", "")
+    """How the console counts `notes`: (one of what, what about them, why it matters)."""
     in_frozen_key: bool = True
     """Whether its annotation is part of the frozen key. False for roles that may change
     without discarding a GPU run (claims): a frozen run that predates one of them has not

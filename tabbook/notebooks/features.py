@@ -5,6 +5,7 @@ executed notebook's Markdown."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from typing import Protocol
 
 import nbformat
@@ -89,30 +90,43 @@ def annotations(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dic
     return {key: annotation for key, annotation in found.items() if annotation}
 
 
+@dataclass
+class RunFindings:
+    """What the features find in one tab's run of a section, by feature key."""
+    problems: dict[str, list[Problem]] = field(default_factory=dict)
+    """What the pages cannot show of what it computed (warnings; errors when strict)."""
+    not_judged: list[Problem] = field(default_factory=list)
+    """The roles outside the frozen key that a frozen run predates: listed, never
+    blocking, since only a new frozen run can judge them."""
+    notes: dict[str, list[Problem]] = field(default_factory=dict)
+    """What is worth knowing, never blocking (claims that hold narrowly)."""
+
+
 def run_problems(section: Section, tab: str, code: Mapping[int, CodeCell],
-                 computed: Computed, frozen: bool = False
-                 ) -> tuple[dict[str, list[Problem]], list[Problem]]:
-    """What the pages of `section` for `tab` cannot show of what its run computed, by
-    feature key (a conditional block's roles count only where the run shows it); and, for
-    a `frozen` run, the roles outside the frozen key that it predates (not judged: listed,
-    never blocking, since only a new frozen run can)."""
+                 computed: Computed, frozen: bool = False) -> RunFindings:
+    """What the features find in what the run of `section` for `tab` computed (a
+    conditional block's roles count only where the run shows it); a `frozen` run has
+    notes on nothing (it does not run again)."""
     roles = placed_roles(section, tab, code, shown_by=computed)
-    problems, pending = {}, []
+    found = RunFindings()
     for feature in FEATURES:
         if feature.problems is None:
             continue
         placed, results = roles.get(feature.key, []), computed.get(feature.results_key, ())
         if frozen and not feature.in_frozen_key:
             judged = [role for role in placed if feature.judged(role, results)]
-            pending += [Problem(section.display_path, role.line,
-                                f":{feature.roles[0]}:`{role.content.strip()}` not judged: the "
-                                "frozen run shown predates it",
-                                "the next `build.py eval --freeze` on a GPU machine judges it",
-                                tab, warning=True)
-                        for role in placed if role not in judged]
+            found.not_judged += [
+                Problem(section.display_path, role.line,
+                        f":{feature.roles[0]}:`{role.content.strip()}` not judged: the "
+                        "frozen run shown predates it",
+                        "the next `build.py eval --freeze` on a GPU machine judges it",
+                        tab, warning=True)
+                for role in placed if role not in judged]
             placed = judged
-        problems[feature.key] = feature.problems(section, tab, placed, results)
-    return problems, pending
+        found.problems[feature.key] = feature.problems(section, tab, placed, results)
+        if feature.notes is not None and not frozen:
+            found.notes[feature.key] = feature.notes(section, tab, placed, results)
+    return found
 
 
 MARKDOWN_ROLES = tuple(role for role, feature in ROLES.items()

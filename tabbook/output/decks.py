@@ -29,9 +29,10 @@ at the page size of its CSS (Playwright's ``prefer_css_page_size``): one page pe
 """
 from __future__ import annotations
 
+import functools
 import re
 import shutil
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -50,6 +51,7 @@ from .markup import PageContext, render_prose
 from .outputs import highlight_code, render_outputs
 from .templating import ASSETS, ENVIRONMENT, MACROS
 from .typography import typeset
+from .used_files import copy_kept
 
 INDEX = "index.html"
 STATIC = "_static"
@@ -57,8 +59,6 @@ NEW_SLIDE = ("slide", "subslide")
 """The slide types that start a slide (RISE's sub-slides are slides here)."""
 LEFT_OUT = ("skip", "notes")
 """The slide types of cells that no slide shows (a deck has no speaker view)."""
-USED_FILE = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
-"""A file a deck shows or links to by a relative URL."""
 OWN_LINE_IMAGE = re.compile(r"^(!\[[^\]]*\]\([^)\s]+\))[ \t]*$", re.M)
 """An image on its own line of a slide's text (a mark of its own): made a paragraph, it is
 shown as the site shows a figure, its file copied into the decks."""
@@ -69,7 +69,9 @@ TITLE_LINE = re.compile(r"^# .*(?:\n|$)", re.M)
 @dataclass(frozen=True)
 class Deck:
     """One deck: the slide notebook of a section for one tab."""
-    notebook: nbformat.NotebookNode
+    make_notebook: Callable[[], nbformat.NotebookNode]
+    """Makes the slide notebook (`output.slides`), only for a deck that is rendered: a site
+    copies most of its decks from its previous build."""
     section: str
     """The section's name, e.g. ``chapter_gpu/use-gpu``."""
     display_path: str
@@ -79,6 +81,10 @@ class Deck:
     chapter: str
     """The title of its chapter, under which the index lists it."""
     tab: str
+
+    @functools.cached_property
+    def notebook(self) -> nbformat.NotebookNode:
+        return self.make_notebook()
 
     @property
     def path(self) -> str:
@@ -102,19 +108,19 @@ class DeckBook:
     carry their own copies (`PageContext.published_url`)."""
 
 
-def book_decks(notebooks: dict[tuple[str, str], nbformat.NotebookNode], book: Book,
-               numbers: Numbers) -> list[Deck]:
-    """The decks of `notebooks` (`output.slides.slide_notebooks`), titled as the book
-    titles their sections and chapters."""
+def book_decks(makers: Mapping[tuple[str, str], Callable[[], nbformat.NotebookNode]],
+               book: Book, numbers: Numbers) -> list[Deck]:
+    """The decks of `makers` (`output.slides.slide_makers`: (tab, section name) -> what
+    makes its slide notebook), titled as the book titles their sections and chapters."""
     def numbered(section) -> str:
         return f"{numbers.sections.get(section.name, '')} {section.title}".strip()
 
     sections = {section.name: section for section in book.pages()}
     chapters = {section.name: chapter.index
                 for chapter in book.chapters for section in chapter.pages()}
-    return [Deck(notebook, name, sections[name].display_path, numbered(sections[name]),
+    return [Deck(make, name, sections[name].display_path, numbered(sections[name]),
                  numbered(chapters.get(name, sections[name])), tab)
-            for (tab, name), notebook in notebooks.items()]
+            for (tab, name), make in makers.items()]
 
 
 def deck_book(book: Book, config: Config, numbers: Numbers, site: str = "") -> DeckBook:
@@ -192,20 +198,6 @@ def _write_static(static: Path) -> None:
     shutil.copy(ASSETS / "decks.js", static / "decks.js")
 
 
-def _copy_kept(deck: Deck, previous: Path, staging: Path) -> None:
-    """Copy `deck`'s file from the `previous` decks' folder into `staging`, with the files
-    it shows there (output images, the book's images)."""
-    source = previous / deck.path
-    (staging / deck.path).write_bytes(source.read_bytes())
-    for link in USED_FILE.findall(source.read_text(encoding="utf-8")):
-        used = (source.parent / link).resolve()
-        if used.is_relative_to(previous.resolve()) and used.is_file():
-            target = staging / used.relative_to(previous.resolve())
-            if not target.exists():
-                target.parent.mkdir(parents=True, exist_ok=True)
-                target.write_bytes(used.read_bytes())
-
-
 def write_decks(folder: Path, decks: Sequence[Deck], book: DeckBook,
                 kept: Callable[[Deck], Path | None] = lambda deck: None) -> list[Path]:
     """Write `decks`, their index and their assets into `folder` (see the module's
@@ -227,7 +219,7 @@ def write_decks(folder: Path, decks: Sequence[Deck], book: DeckBook,
             target.parent.mkdir(parents=True, exist_ok=True)
             previous = kept(deck)
             if previous is not None:
-                _copy_kept(deck, previous, staging)
+                copy_kept(deck.path, previous, staging)
             else:
                 target.write_text(render_deck(deck, book, staging), encoding="utf-8")
         (staging / INDEX).write_text(render_deck_index(decks, book), encoding="utf-8")

@@ -40,10 +40,11 @@ from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
 from .decks import Deck, book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
-from .slides import slide_notebooks
+from .slides import slide_makers
 from ..source.rst_blocks import automodules, module_tabs
 from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
+from .used_files import SHOWN_FILE, copy_kept
 
 
 def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
@@ -313,7 +314,7 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
         name = page_file(section)
         (staging / name).parent.mkdir(parents=True, exist_ok=True)
         if kept.get(name) == keys[name]:
-            shutil.copyfile(final / name, staging / name)
+            copy_kept(name, final, staging, used=SHOWN_FILE)
         else:
             (staging / name).write_text(_render(site, pages, position), encoding="utf-8")
         if progress:
@@ -345,8 +346,8 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
 def _decks(site: Site) -> list[Deck]:
     """The slide decks of the site's sections (made from their executed notebooks), noted
     in `site.decks` for the pages' links."""
-    decks = book_decks(slide_notebooks(site.config, site.numbers, site.layout,
-                                       site.book.pages(), site.tabs), site.book, site.numbers)
+    decks = book_decks(slide_makers(site.config, site.numbers, site.layout,
+                                    site.book.pages(), site.tabs), site.book, site.numbers)
     for deck in decks:
         site.decks.setdefault(deck.section, {})[deck.tab] = f"{DECKS}/{deck.path}"
     return decks

@@ -24,7 +24,9 @@ arranges it into slides:
 from __future__ import annotations
 
 import copy
+import functools
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -117,19 +119,24 @@ def _merged_code(cells: list) -> list:
     return merged
 
 
+def has_slide_marks(notebook: nbformat.NotebookNode) -> bool:
+    """Whether the prose of a tab's `notebook` has slide marks (it then has slides)."""
+    return any(cell.cell_type == "markdown" and cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY)
+               for cell in notebook.cells)
+
+
 def slide_notebook(notebook: nbformat.NotebookNode, config: Config, section: Section,
                    numbers: Numbers) -> nbformat.NotebookNode | None:
     """The slide notebook of a tab's executed `notebook` of `section` (or its split one,
     without outputs); None if its prose has no slide marks."""
-    cells, marked = [], False
+    if not has_slide_marks(notebook):
+        return None
+    cells = []
     for cell in notebook.cells:
         if cell.cell_type == "code":
             cells.append(_code_cell(cell, config))
         elif cell.cell_type == "markdown":
-            marked = marked or bool(cell.metadata.get(METADATA_KEY, {}).get(SLIDES_KEY))
             cells.extend(_slide_cells(cell, config, section, numbers))
-    if not marked:
-        return None
     slides = config.slides
     overlay = (f"<div class='my-top-right'>{slides.top_right}</div>"
                f"<div class='my-top-left'>{slides.top_left}</div>")
@@ -149,15 +156,16 @@ def slide_notebook(notebook: nbformat.NotebookNode, config: Config, section: Sec
     return result
 
 
-def slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
-                    sections: list[Section], tabs: tuple[str, ...]
-                    ) -> dict[tuple[str, str], nbformat.NotebookNode]:
-    """The slide notebooks of `sections` (a command's selection: --only applied) for
-    `tabs`, keyed by (tab, section name), in the order of `sections`; sections without
-    slide marks have none. Each is made from the tab's executed notebook, or its split
-    one where there is no executed one (a book that is not executed, or not yet): then
-    without outputs."""
-    made = {}
+def slide_makers(config: Config, numbers: Numbers, layout: Layout, sections: list[Section],
+                 tabs: tuple[str, ...]
+                 ) -> dict[tuple[str, str], Callable[[], nbformat.NotebookNode]]:
+    """What makes each slide notebook of `sections` (a command's selection: --only
+    applied) for `tabs`, keyed by (tab, section name), in the order of `sections`;
+    sections without slide marks have none. Each is made from the tab's executed
+    notebook, or its split one where there is no executed one (a book that is not
+    executed, or not yet): then without outputs. Made only when called: a site copies
+    the decks of the pages it keeps, and the prose of slides is costly to render."""
+    makers = {}
     for section in sections:
         for tab in (t for t in tabs if t in section.tabs):
             source = next((path for path in (layout.shown_notebook(tab, section),
@@ -165,10 +173,11 @@ def slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
                            if path.is_file()), None)
             if source is None:
                 continue
-            slides = slide_notebook(read_notebook(source), config, section, numbers)
-            if slides is not None:
-                made[tab, section.name] = slides
-    return made
+            notebook = read_notebook(source)
+            if has_slide_marks(notebook):
+                makers[tab, section.name] = functools.partial(
+                    slide_notebook, notebook, config, section, numbers)
+    return makers
 
 
 @dataclass
@@ -180,15 +189,20 @@ class SlidesResult:
     without_outputs: list[tuple[str, str]]
     """(tab, section name) of the slide notebooks made from a split notebook."""
     made: dict[tuple[str, str], nbformat.NotebookNode]
-    """The slide notebooks, as `slide_notebooks` returns them."""
+    """The slide notebooks, keyed as `slide_makers` keys them."""
+
+    def makers(self) -> dict[tuple[str, str], Callable[[], nbformat.NotebookNode]]:
+        """`made` as `slide_makers` gives it, for `decks.book_decks`."""
+        return {key: (lambda notebook=notebook: notebook) for key, notebook in self.made.items()}
 
 
 def write_slide_notebooks(config: Config, numbers: Numbers, layout: Layout,
                           sections: list[Section], tabs: tuple[str, ...],
                           progress=None) -> SlidesResult:
-    """Write `slide_notebooks` where `layout` puts them (atomically, only if changed);
-    `progress(tab, section, path, has outputs?)` after each."""
-    made = slide_notebooks(config, numbers, layout, sections, tabs)
+    """Write the slide notebooks of `slide_makers` where `layout` puts them (atomically,
+    only if changed); `progress(tab, section, path, has outputs?)` after each."""
+    made = {key: make() for key, make in
+            slide_makers(config, numbers, layout, sections, tabs).items()}
     result = SlidesResult([], [], dict.fromkeys(tabs, 0), [], made)
     by_name = {section.name: section for section in sections}
     for (tab, name), notebook in made.items():
