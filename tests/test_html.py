@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import datetime
 import errno
-import json
 import os
 import re
 import shutil
@@ -32,7 +31,6 @@ from tabbook.output.launch import launch_links
 from tabbook.source.numbering import number_book
 from tabbook.source.parse import parse_book
 from tabbook.output.render import INPUTS_STAMP, render_page, render_site
-from tabbook.output.search_index import Indexed
 from tabbook.notebooks.split import split_section
 from test_markup import PNG
 from test_spelling import unknown_words
@@ -154,9 +152,7 @@ def test_single_framework_site_has_no_tabs_and_only_its_code(book):
     assert not (site / "notebooks" / "mxnet").exists()
     published = book / "public"   # --out: the tree a publish step uploads
     assert (published / "index.html").read_text() == (site / "index.html").read_text()
-    assert (published / "pagefind" / "parts.json").is_file()   # one framework: no tab level
-    assert {p.parent.name for p in (published / "pagefind").glob("*/pagefind.js")} == {
-        "_top", "chap"}
+    assert (published / "pagefind" / "pagefind.js").is_file()
 
 
 # -- in the browser --------------------------------------------------------------
@@ -546,31 +542,6 @@ def test_a_kept_page_keeps_the_images_it_shows(tmp_path):
     assert after["index.html"] != whole["index.html"]
     shown = [name for name in whole if name.startswith(("_images/", "img/", "chap/"))]
     assert {name: after.get(name) for name in shown} == {name: whole[name] for name in shown}
-
-
-def test_a_prose_edit_indexes_its_part_of_the_book_only(small_site):
-    """Pagefind indexes again the part (chapter) whose pages changed; the other parts'
-    indexes are copied from the previous site, unless a file of theirs changed there."""
-    root = small_site.parents[1]
-    tabs = len(load_config(root).build.tabs)
-    section = root / "chapters" / "chap" / "sec.md"
-
-    def edit_and_render():
-        section.write_text(section.read_text(encoding="utf-8") + "\nUne phrase ajoutée.\n",
-                           encoding="utf-8")
-        return rendered(root).search
-
-    before = site_files(small_site)
-    assert edit_and_render() == Indexed(indexes=2 * tabs, built=tabs)
-    after = site_files(small_site)
-    top = [name for name in before if name.startswith("pagefind/") and "/_top/" in name]
-    assert top and all(after[name] == before[name] for name in top)
-    listed = [name for name in after if name.endswith("/parts.json")]
-    assert len(listed) == tabs and all(
-        list(json.loads(after[name])) == ["_top", "chap"] for name in listed)
-    (small_site / top[0]).write_bytes(b"damaged")
-    assert edit_and_render() == Indexed(indexes=2 * tabs, built=tabs + 1)
-    assert (small_site / top[0]).read_bytes() == before[top[0]]
 
 
 @pytest.mark.parametrize("stamp", [b"\xff\xfe not UTF-8", b"{not json", b"[]", b"null",

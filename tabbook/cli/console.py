@@ -359,8 +359,8 @@ class Console:
 
     def site_rendered(self, result: RenderResult, site: str, tabs: tuple[str, ...],
                       seconds: float) -> None:
-        done = "unchanged: nothing it is made from changed" if result.search is None else \
-            f"search indexes: {result.search.built} of {result.search.indexes} built"
+        done = "search index built" if result.rendered else \
+            "unchanged: nothing it is made from changed"
         frameworks = "one framework, no tabs" if len(tabs) == 1 else ", ".join(tabs)
         self.say(f"html: {result.pages} pages in {site}/ ({frameworks}), {done}, "
                  f"{seconds:.1f} s — open {site}/index.html")

@@ -9,7 +9,9 @@ stage needs of config.ini (`requirements`) is theirs.
 """
 from __future__ import annotations
 
+import contextlib
 import shutil
+import subprocess
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -26,7 +28,7 @@ from ..core.files import old_folder, read_notebook, remove, replace_folder
 from ..core.frameworks import framework
 from ..core.language import Language
 from .site_inputs import (INPUTS_STAMP, PAGES, kept_pages, page_file, page_keys,
-                          recorded_files, site_fingerprint, site_kept)
+                          site_fingerprint, site_kept)
 from .launch import LaunchLinks, has_launch_notebook, launch_links
 from .launch import requirements as launch_requirements
 from ..core.layout import Layout, published_path, published_pdf
@@ -38,7 +40,6 @@ from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
 from .decks import Deck, book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
-from .search_index import Indexed, index_search
 from .slides import slide_makers
 from ..source.rst_blocks import automodules, module_tabs
 from .templating import ASSETS, ENVIRONMENT, say
@@ -234,14 +235,36 @@ def _search_page(site: Site, folder: str) -> str:
         folder=folder)
 
 
+def _index_search(folder: Path, tabs: tuple[str, ...]) -> None:
+    """Pagefind builds the search index (its stemming follows <html lang>): one per
+    framework on a site with tabs (``pagefind/<tab>/``), which holds the prose and that
+    framework's code and outputs only, so that results show the reader's code. The
+    indexes are built at once, each by its own Pagefind."""
+    from pagefind_bin import get_executable
+
+    runs = [["--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
+             f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs] if len(tabs) > 1 else [[]]
+    with contextlib.ExitStack() as stack:
+        indexers = [stack.enter_context(subprocess.Popen(
+            [str(get_executable()), "--site", str(folder), "--silent", *options],
+            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)) for options in runs]
+        try:
+            errors = [indexer.communicate(timeout=600)[1] for indexer in indexers]
+        except subprocess.TimeoutExpired:
+            for indexer in indexers:
+                indexer.kill()
+            raise RenderError("pagefind did not finish in 10 minutes") from None
+    failed = [error for indexer, error in zip(indexers, errors) if indexer.returncode != 0]
+    if failed:
+        raise RenderError(f"pagefind failed: {failed[0].strip()[-500:]}")
+
+
 @dataclass
 class RenderResult:
     folder: Path
     pages: int
     rendered: bool = True
     """False when the site was already made from the same inputs and was kept."""
-    search: Indexed | None = None
-    """What indexing it did (None when it was kept)."""
 
 
 def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
@@ -263,7 +286,7 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         site = Site(config, book, numbers, tabs, staging, layout,
                     package=package(book, config, tabs),
                     reference=reference_section(config, book, tabs))
-        keys, search = _write_site(site, final, record, progress)
+        keys = _write_site(site, final, kept_pages(final, record), progress)
         write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging), **{PAGES: keys})
         # Published only now: a failure above leaves the previous site intact.
         replace_folder(staging, final, last=INPUTS_STAMP)
@@ -272,16 +295,13 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         if isinstance(err, OSError) and not err.filename:   # a full disk names no file
             err.filename = str(staging)
         raise
-    return RenderResult(final, len(site.pages()), search=search)
+    return RenderResult(final, len(site.pages()))
 
 
-def _write_site(site: Site, final: Path, record: dict | None,
-                progress) -> tuple[dict[str, str], Indexed]:
-    """Write the whole site into `site.folder`, which will replace `final` in _build (its
-    stamp is `record`): the pages and search indexes still valid there are copied. Return
-    each page's key, and what indexing did."""
+def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
+    """Write the whole site into `site.folder`, which will replace `final` in _build: the
+    pages whose key is in `kept` are copied from there. Return each page's key."""
     layout, tabs, staging = site.layout, site.tabs, site.folder
-    kept = kept_pages(final, record)
     staging.mkdir(parents=True)
     pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
     site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
@@ -318,10 +338,9 @@ def _write_site(site: Site, final: Path, record: dict | None,
         shutil.copy(pdfs[tab], staging / site_path)
     _write_decks(site, decks, final, kept, keys)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
-    search = index_search(staging, final, recorded_files(record), tabs,
-                          [page_file(section) for section in pages])
+    _index_search(staging, tabs)
     _copy_book_files(site.config, staging)
-    return keys, search
+    return keys
 
 
 def _decks(site: Site) -> list[Deck]:

@@ -114,8 +114,3 @@ def kept_pages(site: Path, record: dict | None) -> dict[str, str]:
     written = record.get("files") or {}
     return {name: key for name, key in record[PAGES].items()
             if name in written and file_hash(site / name) == written[name]}
-
-
-def recorded_files(record: dict | None) -> dict[str, str]:
-    """File -> its hash, for the files of the site whose stamp is `record` when written."""
-    return (record or {}).get("files") or {}

@@ -348,25 +348,15 @@
     if (location.protocol === "file:") {
       document.getElementById("search-file").hidden = false;
     } else {
-      // One index per part of the book (parts.json lists them) and, on a book with tabs,
-      // per framework: the reader's framework's parts, merged into the first one's.
+      // One index per framework on a book with tabs: the reader's framework's.
       var engines = {};
       var engine = function () {
         var folder = bookTabs.length > 1 ? "pagefind/" + root.dataset.tab + "/" : "pagefind/";
-        var part = function (name) { return new URL(folder + name + "/", document.baseURI).href; };
-        var options = { baseUrl: new URL(".", document.baseURI).pathname };
         if (!engines[folder]) {
-          engines[folder] = fetch(new URL(folder + "parts.json", document.baseURI).href)
-            .then(function (response) { return response.json(); })
-            .then(function (listed) {
-              var parts = Object.keys(listed);
-              return import(part(parts[0]) + "pagefind.js").then(function (pagefind) {
-                return pagefind.options(options).then(function () {
-                  return Promise.all(parts.slice(1).map(function (name) {
-                    return pagefind.mergeIndex(part(name), options);
-                  }));
-                }).then(function () { return pagefind; });
-              });
+          engines[folder] = import(new URL(folder + "pagefind.js", document.baseURI).href)
+            .then(function (pagefind) {
+              return pagefind.options({ baseUrl: new URL(".", document.baseURI).pathname })
+                .then(function () { return pagefind; });
             });
         }
         return engines[folder];
