@@ -15,6 +15,7 @@ import gc
 import http.server
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import textwrap
@@ -109,6 +110,14 @@ def build(root: Path, *args: str) -> subprocess.CompletedProcess:
     env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
     return subprocess.run([sys.executable, str(root / "build.py"), *args], cwd=root, env=env,
                           capture_output=True, text=True, timeout=1800)
+
+
+def interruptible(command: list[str], **popen_options) -> subprocess.Popen:
+    """`command` started as from a terminal, where Ctrl-C (SIGINT) reaches it: a test
+    harness run in the background of a shell ignores SIGINT, and its children inherit that
+    (Python then installs no KeyboardInterrupt handler)."""
+    return subprocess.Popen(command, **popen_options,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def with_build_system(root: Path) -> Path:

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, md, pinned_version, with_build_system, write_book
+from conftest import CONFIG, interruptible, md, pinned_version, with_build_system, write_book
 from tabbook.core.language import ENGLISH_LANGUAGE
 
 SECTION = "chapters/chap/sec.md"
@@ -48,8 +48,8 @@ def project(tmp_path, pythons):
                    "--tab", "pytorch", "--tab", "mxnet", *args[1:]]
         env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
         if not wait:
-            return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                    stderr=subprocess.STDOUT, text=True)
+            return interruptible(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                 stderr=subprocess.STDOUT, text=True)
         return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=600)
     build.root = tmp_path
@@ -178,17 +178,19 @@ def alive(pid: int) -> bool:
 
 def test_ctrl_c_stops_kernels_and_caches_nothing(project):
     root = project.root
-    flag = root / "slow"
+    flag, running = root / "slow", root / "running"
     flag.write_text("")
-    edit(root, section_text(torch_code=f"import os, time\nwhile os.path.exists({str(flag)!r}):\n"
+    edit(root, section_text(torch_code=f"import os, time\nopen({str(running)!r}, 'w').close()\n"
+                                       f"while os.path.exists({str(flag)!r}):\n"
                                        "    time.sleep(0.1)\nprint('done')"))
     process = project("eval", wait=False)
-    deadline = time.monotonic() + 120
-    for line in process.stdout:
-        if "start   chap/sec [pytorch]" in line or time.monotonic() > deadline:
-            break
     try:
-        time.sleep(3)
+        # Ctrl-C once the cell runs: a fixed wait after the start line was too short on a
+        # loaded machine, where the kernel was still starting.
+        deadline = time.monotonic() + 120
+        while not running.exists() and process.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert running.exists(), "the cell should have started"
         kernels = kernels_of(process.pid)
         assert kernels, "the kernel should be running"
         process.send_signal(signal.SIGINT)
