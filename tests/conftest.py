@@ -112,14 +112,6 @@ def build(root: Path, *args: str) -> subprocess.CompletedProcess:
                           capture_output=True, text=True, timeout=1800)
 
 
-def interruptible(command: list[str], **popen_options) -> subprocess.Popen:
-    """`command` started as from a terminal, where Ctrl-C (SIGINT) reaches it: a test
-    harness run in the background of a shell ignores SIGINT, and its children inherit that
-    (Python then installs no KeyboardInterrupt handler)."""
-    return subprocess.Popen(command, **popen_options,
-                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
-
-
 def with_build_system(root: Path) -> Path:
     """Put this repository's build system beside a book in `root`, with a one-line
     d2l stub per framework (a book that saves nothing in d2l)."""
@@ -446,6 +438,14 @@ def visitor(chromium):
 # -- layers --------------------------------------------------------------------------
 LAYERS_OF_FIXTURES = {"framework_pythons": "kernels", "chromium": "browser"}
 """A test that uses one of these fixtures, even through another, is in that layer."""
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    # A harness started in a shell's background ignores SIGINT, and every process it starts
+    # inherits that: the builds the tests stop with Ctrl-C would run on. A handler of our
+    # own is reset to the default in each child, as from a terminal.
+    if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, interruptible, md, pinned_version, with_build_system, write_book
+from conftest import CONFIG, md, pinned_version, with_build_system, write_book
 from tabbook.core.language import ENGLISH_LANGUAGE
 
 SECTION = "chapters/chap/sec.md"
@@ -48,8 +48,8 @@ def project(tmp_path, pythons):
                    "--tab", "pytorch", "--tab", "mxnet", *args[1:]]
         env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
         if not wait:
-            return interruptible(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
-                                 stderr=subprocess.STDOUT, text=True)
+            return subprocess.Popen(command, cwd=tmp_path, env=env, stdout=subprocess.PIPE,
+                                    stderr=subprocess.STDOUT, text=True)
         return subprocess.run(command, cwd=tmp_path, env=env, capture_output=True, text=True,
                               timeout=600)
     build.root = tmp_path

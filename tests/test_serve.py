@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import CONFIG, Visitor, interruptible, md, with_build_system, write_book
+from conftest import CONFIG, Visitor, md, with_build_system, write_book
 from tabbook.core.language import language_of
 from tabbook.output.serve import Preview, _Server
 from test_execute import alive, kernels_of
@@ -69,7 +69,7 @@ class Server:
     def __init__(self, root: Path, pythons: list[str], *options: str):
         self.root = root
         env = dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1")
-        self.process = interruptible(
+        self.process = subprocess.Popen(
             [sys.executable, str(root / "build.py"), "serve", "--port", "0", *pythons,
              *options],
             cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
