@@ -183,8 +183,9 @@ class Module(ModelBase, HyperParameters):
         return loss
 
     def validation_step(self, batch):
-        loss = self.loss(self(*batch[:-1], training=False), batch[-1])
-        self.plot('loss', loss, train=False)
+        # Compilé lui aussi : `fit_epoch` trace les valeurs rendues
+        return {'loss': self.loss(self(*batch[:-1], training=False),
+                                  batch[-1])}
 
     def configure_optimizers(self):
         raise NotImplementedError
@@ -234,8 +235,9 @@ class Trainer(HyperParameters):
         model.trainer = self
         model.board.xlim = [0, self.max_epochs]
         self.model = model
-        # Un graphe compilé par modèle entraîné (voir `train_step`)
+        # Deux graphes compilés par modèle entraîné (voir `train_step`)
         self.compiled_step = tf.function(self.train_step)
+        self.compiled_validation = tf.function(model.validation_step)
 
     # Added in chapters/chapter_gpu/use-gpu.md
     def prepare_batch(self, batch):
@@ -276,7 +278,9 @@ class Trainer(HyperParameters):
         if self.val_dataloader is None:
             return
         for batch in self.val_dataloader:
-            self.model.validation_step(self.prepare_batch(batch))
+            values = self.compiled_validation(self.prepare_batch(batch))
+            for key, value in values.items():
+                self.model.plot(key, value, train=False)
             self.val_batch_idx += 1
 
 
@@ -394,8 +398,8 @@ class Classifier(d2l.Module):
 
     def validation_step(self, batch):
         Y_hat = self(*batch[:-1], training=False)
-        self.plot('loss', self.loss(Y_hat, batch[-1]), train=False)
-        self.plot('acc', self.accuracy(Y_hat, batch[-1]), train=False)
+        return {'loss': self.loss(Y_hat, batch[-1]),
+                'acc': self.accuracy(Y_hat, batch[-1])}
 
     def accuracy(self, Y_hat, Y):
         """Part des exemples dont le score le plus haut est la bonne classe."""
