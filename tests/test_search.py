@@ -2,6 +2,7 @@
 dotted parts, every result announced reachable, fragments loaded as results are shown."""
 from __future__ import annotations
 
+import json
 import re
 
 import pytest
@@ -51,14 +52,31 @@ x = 1
 
 
 @pytest.fixture(scope="module")
-def search_site(tmp_path_factory):
+def search_folder(tmp_path_factory):
     names = [f"s{number:02}" for number in range(1, SECTIONS + 1)]
     files = {f"chap/{name}.md": section(number) for number, name in enumerate(names, 1)}
     files["chap/gradients.md"] = GRADIENTS
     files["chap/index.md"] = "# Chapitre\n\n```toc\n" + "\n".join([*names, "gradients"]) + "\n```\n"
-    site = render_unexecuted(write_book(tmp_path_factory.mktemp("search"), files))
-    with served(site.parent) as address:
-        yield f"{address}/{site.name}"
+    return render_unexecuted(write_book(tmp_path_factory.mktemp("search"), files))
+
+
+@pytest.fixture(scope="module")
+def search_site(search_folder):
+    with served(search_folder.parent) as address:
+        yield f"{address}/{search_folder.name}"
+
+
+def test_each_index_holds_the_book_pages_and_not_the_search_page(search_folder):
+    pages = {page.relative_to(search_folder).as_posix() for page in search_folder.rglob("*.html")}
+    assert "search.html" in pages and not any(page.startswith("slides/") for page in pages)
+    book_pages = len(pages) - 1
+    # The sections, the gradients page, the chapter's index, the book's, the d2l reference
+    assert book_pages == SECTIONS + 4
+    for tab in ("pytorch", "mxnet", "tensorflow"):
+        folder = search_folder / "pagefind" / tab
+        entry = json.loads((folder / "pagefind-entry.json").read_text(encoding="utf-8"))
+        assert entry["languages"]["fr"]["page_count"] == book_pages
+        assert len(list((folder / "fragment").iterdir())) == book_pages
 
 
 def test_the_dotted_parts_that_pagefind_would_cut_are_given_whole():
