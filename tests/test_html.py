@@ -494,7 +494,9 @@ def small_site(tmp_path) -> Path:
     """A rendered two-page book; its site folder."""
     (tmp_path / "book").mkdir()
     site = render_unexecuted(write_book(tmp_path / "book", {"chap/sec.md": PARTIAL}))
-    assert not rendered(tmp_path / "book").rendered   # nothing changed: kept
+    kept = rendered(tmp_path / "book")
+    assert not kept.rendered   # nothing changed: kept, its pages counted as rendered ones
+    assert kept.pages == len([page for page in site.rglob("*.html") if page.name != "search.html"])
     return site
 
 

@@ -11,7 +11,8 @@ from conftest import CONFIG, DECLARE, build, md, with_build_system, write_book
 from tabbook.core.config import load_config
 from tabbook.core.layout import Layout
 from tabbook.core.model import Book
-from tabbook.source import section_cache
+from tabbook.notebooks.split import code_cells
+from tabbook.source import pycode, section_cache
 from tabbook.source.check import check_book
 from tabbook.source.parse import parse_book, source_files
 
@@ -77,6 +78,22 @@ def test_cached_book_is_the_book_parsed_from_scratch(tmp_path, parses):
     parses.clear()
     assert_same(cached(root), expected)   # warm: nothing parsed again
     assert parses == []
+
+
+def test_cached_cells_keep_their_code_per_tab_and_the_split_resolves_nothing(tmp_path,
+                                                                           monkeypatch):
+    root = write_book(tmp_path, FILES)
+    cached(root)   # cold: the check resolves each cell for each tab, the entries keep it
+    book, _ = cached(root)
+    section = next(page for page in book.pages() if page.name == "chap/sec")
+    cell = next(cell for cell in section.code_cells() if "class A" in cell.source)
+    assert list(cell.resolved) == [tab for tab in section.tabs if cell.in_tab(tab)] != []
+    assert cell.resolved["pytorch"] == pycode.resolve_code(cell.source, "pytorch")
+
+    def resolving(source, tab):
+        raise AssertionError(f"resolved again for {tab}: {source!r}")
+    monkeypatch.setattr(pycode, "resolve_code", resolving)
+    assert any("class A:" in code.source for code in code_cells(section, "pytorch").values())
 
 
 def test_edited_section_is_parsed_again_and_its_new_problem_shows(tmp_path, parses):

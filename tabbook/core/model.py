@@ -52,6 +52,10 @@ class Cell:
     tokens: tuple[Token, ...] = field(default=(), compare=False, repr=False)
     """For PROSE cells: the markdown-it tokens of `source` without its slide marks
     (`slide_marks.book_tokens`); their line maps count from `line`."""
+    resolved: dict = field(default_factory=dict, compare=False, repr=False)
+    """For CODE cells: tab -> the cell's code for that tab (a `source.branches.Resolved`),
+    filled by `source.pycode.cell_code`. The check resolves every cell for every tab, so
+    the section cache keeps the code with the parse and later commands resolve nothing."""
 
     def in_tab(self, tab: str) -> bool:
         return ALL_TABS in self.tabs or tab in self.tabs

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..core.config import Config
 from ..core.model import Book, Problem, SourceError
-from ..source.pycode import resolve_code, statement_start
+from ..source.pycode import cell_code, statement_start
 from ..source.saving import Saved, saved_definitions
 from ..core.files import write_if_changed
 
@@ -135,7 +135,7 @@ def collect(book: Book, config: Config, tab: str) -> Library:
         for cell in section.code_cells():
             if not cell.in_tab(tab):
                 continue
-            saved, _ = saved_definitions(resolve_code(cell.source, tab))
+            saved, _ = saved_definitions(cell_code(cell, tab))
             for item in saved:
                 place = Place(section.name, section.display_path, cell.line, cell.line + item.index)
                 if not library.add(item, section.display_path, place):

@@ -24,7 +24,7 @@ import nbformat
 from ..core.files import write_notebook_if_changed
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
-from ..source.pycode import resolve_code
+from ..source.pycode import cell_code
 from ..source.slide_marks import SLIDES_KEY, book_text, valid_slide_marks
 from ..features.conditions import CELL_KEY as CONDITION
 from .features import annotations
@@ -68,7 +68,7 @@ def code_cells(section: Section, tab: str) -> dict[int, CodeCell]:
     for position, cell in enumerate(section.cells):
         if cell.kind is not CellKind.CODE or not cell.in_tab(tab):
             continue
-        resolved = resolve_code(cell.source, tab)
+        resolved = cell_code(cell, tab)
         source = resolved.text.strip("\n")
         if not source.strip():
             continue

@@ -289,12 +289,12 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         remove(leftover)
     inputs = site_fingerprint(book, config, tabs, layout)
     record = read_record(final / INPUTS_STAMP, {FINGERPRINT: str, "files": dict})
-    if site_kept(final, record, inputs):
-        return RenderResult(final, len(book.pages()), rendered=False)
+    reference = reference_section(config, book, tabs)
+    if site_kept(final, record, inputs):   # its pages counted as a render counts them
+        return RenderResult(final, len(book.pages()) + (reference is not None), rendered=False)
     try:
         site = Site(config, book, numbers, tabs, staging, layout,
-                    package=package(book, config, tabs),
-                    reference=reference_section(config, book, tabs))
+                    package=package(book, config, tabs), reference=reference)
         keys = _write_site(site, final, kept_pages(final, record), progress)
         write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging), **{PAGES: keys})
         # Published only now: a failure above leaves the previous site intact.

@@ -35,9 +35,9 @@ import nbformat
 from ..core.config import Config
 from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.layout import Layout
-from ..core.model import METADATA_KEY, Section
+from ..core.model import METADATA_KEY, CellKind, Section
 from ..source.numbering import Numbers
-from ..source.slide_marks import SLIDES_KEY
+from ..source.slide_marks import SLIDES_KEY, valid_slide_marks
 from .launch import published_markdown, published_outputs
 
 SAVE_MARK = re.compile(r"[ \t]*#@save\b")
@@ -168,16 +168,26 @@ def slide_makers(config: Config, numbers: Numbers, layout: Layout, sections: lis
     makers = {}
     for section in sections:
         for tab in (t for t in tabs if t in section.tabs):
+            marked = [cell for cell in section.cells if cell.kind is CellKind.PROSE
+                      and cell.in_tab(tab) and valid_slide_marks(cell.source)]
             source = next((path for path in (layout.shown_notebook(tab, section),
                                              layout.notebook(tab, section))
                            if path.is_file()), None)
-            if source is None:
+            if not marked or source is None:
                 continue
-            notebook = read_notebook(source)
-            if has_slide_marks(notebook):
-                makers[tab, section.name] = functools.partial(
-                    slide_notebook, notebook, config, section, numbers)
+            # A mark outside `:begin_if:` blocks is in the notebook: it is read only when
+            # its deck is made. Marks in such blocks only are there if their block holds.
+            if all(cell.condition for cell in marked) and \
+                    not has_slide_marks(read_notebook(source)):
+                continue
+            makers[tab, section.name] = functools.partial(
+                _slide_notebook_of, source, config, section, numbers)
     return makers
+
+
+def _slide_notebook_of(path: Path, config: Config, section: Section,
+                       numbers: Numbers) -> nbformat.NotebookNode:
+    return slide_notebook(read_notebook(path), config, section, numbers)
 
 
 @dataclass

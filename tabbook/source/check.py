@@ -23,7 +23,7 @@ from ..features.registry import FEATURES
 from ..features.registry import ROLES as FEATURE_ROLES
 from .latex import to_mathml
 from .magics import loads_extension, unknown_magics
-from .pycode import Analysis, analyse, compile_issue
+from .pycode import Analysis, analyse, cell_code, compile_issue
 from .roles import BLOCK_ROLES, INLINE_ROLES, SPHINX_ROLES, located_tokens
 from .rst_blocks import unknown_modules
 from .saving import SAVE_MARK, saved_definitions, unsaved_rest
@@ -184,7 +184,7 @@ def _check_resolved(found: _Findings, cell: Cell, tab: str,
                     analysis: Analysis) -> list[SavedClass]:
     """A cell's code for one tab: it compiles, and what #@save saves can be saved; the
     classes it saves and those its add_to_class calls need, in order."""
-    resolved = analysis.resolve(tab)
+    resolved = cell_code(cell, tab)
     if resolved.note:   # d2lbook reads the branches otherwise than Python
         found.add(cell.line + resolved.note.index, resolved.note.located(cell.line),
                   resolved.note.fix, tab, warning=True)

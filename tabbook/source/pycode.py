@@ -13,6 +13,7 @@ import functools
 import re
 from dataclasses import dataclass, field
 
+from ..core.model import Cell
 from .branches import (TAB_MARK, Branch, CodeIssue, Difference, Resolved, d2lbook_reading,
                        difference, indent, is_tab_call, is_tab_test, plan, python_reading,
                        tab_names)
@@ -210,6 +211,13 @@ def resolve_code(source: str, tab: str) -> Resolved:
     if "selected" not in source:
         return Analysis(source.split("\n"), is_python=True).resolve(tab)
     return analyse(source).resolve(tab)
+
+
+def cell_code(cell: Cell, tab: str) -> Resolved:
+    """`resolve_code` of a code `cell` for `tab`, kept in the cell (`Cell.resolved`)."""
+    if tab not in cell.resolved:
+        cell.resolved[tab] = resolve_code(cell.source, tab)
+    return cell.resolved[tab]
 
 
 def _find_chains(analysis: Analysis, tree: ast.AST, lines: list[str]) -> None:
