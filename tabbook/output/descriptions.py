@@ -16,6 +16,7 @@ A figure says what it shows by the first of:
 from __future__ import annotations
 
 import ast
+import functools
 import itertools
 import re
 from xml.etree import ElementTree
@@ -55,9 +56,13 @@ def _literal(node: ast.expr) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
+@functools.lru_cache(maxsize=None)   # pages and decks show the same cells
 def _labels(code: str) -> dict[str, list[str]]:
-    """The titles and x and y labels the code writes on its figures, in code order."""
+    """The titles and x and y labels the code writes on its figures, in code order (the
+    dict is shared: read it only)."""
     found: dict[str, list[str]] = {"title": [], "x": [], "y": []}
+    if "title" not in code and "label" not in code:   # every call and keyword read below
+        return found
     try:
         tree = ast.parse(code)
     except SyntaxError:   # IPython magics: no labels read, the next description applies

@@ -12,6 +12,7 @@ import re
 
 from markupsafe import Markup, escape
 from pygments import highlight
+from pygments.lexer import Lexer
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import TextLexer, get_lexer_by_name
 from pygments.util import ClassNotFound
@@ -28,13 +29,17 @@ ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 3
 CODE_FORMATTER = HtmlFormatter(nowrap=True)
 
 
+@functools.lru_cache(maxsize=None)   # finding a lexer by name is slow; using one is pure
+def _lexer(language: str) -> Lexer:
+    try:
+        return get_lexer_by_name(language or "text")
+    except ClassNotFound:
+        return TextLexer()
+
+
 @functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
 def highlight_code(source: str, language: str = "python") -> Markup:
-    try:
-        lexer = get_lexer_by_name(language or "text")
-    except ClassNotFound:
-        lexer = TextLexer()
-    body = Markup(highlight(source, lexer, CODE_FORMATTER))   # Pygments escapes the source
+    body = Markup(highlight(source, _lexer(language), CODE_FORMATTER))   # Pygments escapes the source
     return Markup('<pre class="code highlight" data-lang="{}"{}><code>{}</code></pre>').format(
         language, index_attributes(source), body)
 

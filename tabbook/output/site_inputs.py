@@ -85,7 +85,9 @@ def page_keys(config: Config, book: Book, numbers: Numbers, tabs: tuple[str, ...
         repr(tabs), repr(sorted(pdfs.items())), repr(sorted((decks or {}).items())),
         repr([(page.name, page.title, page.tabs) for page in pages]),
         repr((numbers.sections, sorted(numbers.targets.items()), numbers.features)))
-    keys = {page_file(section): _page_key(section, shared, book, numbers, tabs, layout,
+    own = _numbers_by_page(numbers)
+    keys = {page_file(section): _page_key(section, shared, book, tabs, layout,
+                                          own.get(section.name, []),
                                           package if automodules(section) else "")
             for section in book.pages()}
     if reference:
@@ -93,16 +95,22 @@ def page_keys(config: Config, book: Book, numbers: Numbers, tabs: tuple[str, ...
     return keys
 
 
-def _page_key(section: Section, shared: str, book: Book, numbers: Numbers,
-              tabs: tuple[str, ...], layout: Layout, package: str) -> str:
+def _numbers_by_page(numbers: Numbers) -> dict[str, list[tuple[str, int, str]]]:
+    """Page name -> its own numbers, (kind, .md line, number) each: keyed by its lines, a
+    line added on another page does not move them."""
+    own: dict[str, list[tuple[str, int, str]]] = {}
+    for kind, table in (("heading", numbers.headings), ("figure", numbers.figures),
+                        ("table", numbers.tables), ("equation", numbers.equations)):
+        for (page, line), number in sorted(table.items()):
+            own.setdefault(page, []).append((kind, line, number))
+    return own
+
+
+def _page_key(section: Section, shared: str, book: Book, tabs: tuple[str, ...],
+              layout: Layout, own: list[tuple[str, int, str]], package: str) -> str:
     files = source_files(book, section)
     for tab in tabs:
         files.update((layout.shown_notebook(tab, section), layout.launch_notebook(tab, section)))
-    # Its own numbers, keyed by its .md lines: a line added elsewhere does not move them.
-    own = [(kind, line, number)
-           for kind, table in (("heading", numbers.headings), ("figure", numbers.figures),
-                               ("table", numbers.tables), ("equation", numbers.equations))
-           for (page, line), number in sorted(table.items()) if page == section.name]
     return fingerprint(book.source_root, files, shared, repr(own), package)
 
 
