@@ -8,6 +8,7 @@ import re
 import pytest
 
 from conftest import DECLARE, served, write_book
+from tabbook.output.search_index import pagefind_runs
 from tabbook.output.search_terms import dotted_parts, index_attributes
 from test_html import DESKTOP, render_unexecuted
 
@@ -64,6 +65,14 @@ def search_folder(tmp_path_factory):
 def search_site(search_folder):
     with served(search_folder.parent) as address:
         yield f"{address}/{search_folder.name}"
+
+
+def test_pagefind_reads_the_pages_only_unless_a_glob_cannot_name_them():
+    runs = pagefind_runs(("pytorch", "mxnet"), ["index.html", "chap/a.html"])
+    assert [run[:2] for run in runs] == [["--glob", "{index.html,chap/a.html}"]] * 2
+    assert [run[-1] for run in runs] == ['[data-tab]:not([data-tab="pytorch"])',
+                                         '[data-tab]:not([data-tab="mxnet"])']
+    assert pagefind_runs(("pytorch",), ["index.html", "chap/a,b.html"]) == [[]]
 
 
 def test_each_index_holds_the_book_pages_and_not_the_search_page(search_folder):

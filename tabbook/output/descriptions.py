@@ -56,13 +56,18 @@ def _literal(node: ast.expr) -> str:
     return " ".join(value.split()) if isinstance(value, str) else ""
 
 
-@functools.lru_cache(maxsize=None)   # pages and decks show the same cells
 def _labels(code: str) -> dict[str, list[str]]:
     """The titles and x and y labels the code writes on its figures, in code order (the
-    dict is shared: read it only)."""
+    dict is shared: read it only). Only code that writes "title" or "label" (every call
+    and keyword `_parsed_labels` reads) is parsed."""
+    if "title" not in code and "label" not in code:
+        return {"title": [], "x": [], "y": []}
+    return _parsed_labels(code)
+
+
+@functools.lru_cache(maxsize=None)   # pages and decks show the same cells
+def _parsed_labels(code: str) -> dict[str, list[str]]:
     found: dict[str, list[str]] = {"title": [], "x": [], "y": []}
-    if "title" not in code and "label" not in code:   # every call and keyword read below
-        return found
     try:
         tree = ast.parse(code)
     except SyntaxError:   # IPython magics: no labels read, the next description applies

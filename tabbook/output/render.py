@@ -9,8 +9,6 @@ stage needs of config.ini (`requirements`) is theirs.
 """
 from __future__ import annotations
 
-import contextlib
-import re
 import shutil
 import subprocess
 import time
@@ -39,6 +37,7 @@ from ..source.numbering import Numbers
 from .math_font import FONT, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
+from .search_index import search_index
 from .decks import Deck, book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
 from .slides import slide_makers
@@ -236,38 +235,6 @@ def _search_page(site: Site, folder: str) -> str:
         folder=folder)
 
 
-GLOB_SPECIAL = re.compile(r"[*?\[\]{},\\]")
-"""Characters a Pagefind glob would read as a pattern."""
-
-
-def _index_search(folder: Path, tabs: tuple[str, ...], pages: list[str]) -> None:
-    """Pagefind builds the search index (its stemming follows <html lang>): one per
-    framework on a site with tabs (``pagefind/<tab>/``), which holds the prose and that
-    framework's code and outputs only, so that results show the reader's code. The
-    indexes are built at once, each by its own Pagefind. Pagefind reads only the book's
-    `pages` (site paths): the slide decks, nearly half the site's HTML, are not indexed
-    and parsing them cost each index 40 % of its time."""
-    from pagefind_bin import get_executable
-
-    only_pages = [] if any(GLOB_SPECIAL.search(page) for page in pages) else \
-        ["--glob", "{" + ",".join(pages) + "}"]
-    runs = [["--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
-             f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs] if len(tabs) > 1 else [[]]
-    with contextlib.ExitStack() as stack:
-        indexers = [stack.enter_context(subprocess.Popen(
-            [str(get_executable()), "--site", str(folder), "--silent", *only_pages, *options],
-            stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)) for options in runs]
-        try:
-            errors = [indexer.communicate(timeout=600)[1] for indexer in indexers]
-        except subprocess.TimeoutExpired:
-            for indexer in indexers:
-                indexer.kill()
-            raise RenderError("pagefind did not finish in 10 minutes") from None
-    failed = [error for indexer, error in zip(indexers, errors) if indexer.returncode != 0]
-    if failed:
-        raise RenderError(f"pagefind failed: {failed[0].strip()[-500:]}")
-
-
 @dataclass
 class RenderResult:
     folder: Path
@@ -312,8 +279,8 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     pages whose key is in `kept` are copied from there. Return each page's key."""
     layout, tabs, staging = site.layout, site.tabs, site.folder
     staging.mkdir(parents=True)
-    pdfs = {tab: layout.pdf(site.config.project.name, tab) for tab in tabs}
-    site.pdfs = {tab: published_pdf(path) for tab, path in pdfs.items() if path.is_file()}
+    site.pdfs = {tab: published_pdf(path) for tab in tabs
+                 if (path := layout.pdf(site.config.project.name, tab)).is_file()}
     decks = _decks(site)
     keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
                      repr(site.package), site.reference, site.decks)
@@ -329,6 +296,17 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")
+    # The search index is built meanwhile: from the pages, all written now.
+    with search_index(staging, tabs, [page_file(page) for page in pages]):
+        _write_shared_files(site, final, kept, keys, decks)
+    return keys
+
+
+def _write_shared_files(site: Site, final: Path, kept: dict[str, str], keys: dict[str, str],
+                        decks: list[Deck]) -> None:
+    """What the pages use besides themselves: the math font cut to their math, the style
+    sheet and script, the downloadable notebooks and PDFs, the decks, the book's files."""
+    layout, staging = site.layout, site.folder
     static = staging / "_static"
     # The math font (book.css) cut to the math of the pages, new and kept alike.
     font = math_font((page.read_text(encoding="utf-8") for page in staging.rglob("*.html")),
@@ -338,18 +316,16 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
     (static / "fonts" / font_file_name(font)).write_bytes(font)
     (static / "book.css").write_text(_stylesheet(site, font_file_name(font)), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
-    for tab in tabs:   # downloadable notebooks, from the launch stage
+    for tab in site.tabs:   # downloadable notebooks, from the launch stage
         source = layout.launch / tab
         if source.is_dir():
             shutil.copytree(source, staging / "notebooks" / tab)
     for tab, site_path in site.pdfs.items():   # the PDFs that `build.py pdf` printed
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(pdfs[tab], staging / site_path)
+        shutil.copy(layout.pdf(site.config.project.name, tab), staging / site_path)
     _write_decks(site, decks, final, kept, keys)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
-    _index_search(staging, tabs, [page_file(page) for page in pages])
     _copy_book_files(site.config, staging)
-    return keys
 
 
 def _decks(site: Site) -> list[Deck]:

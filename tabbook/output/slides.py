@@ -168,21 +168,26 @@ def slide_makers(config: Config, numbers: Numbers, layout: Layout, sections: lis
     makers = {}
     for section in sections:
         for tab in (t for t in tabs if t in section.tabs):
-            marked = [cell for cell in section.cells if cell.kind is CellKind.PROSE
-                      and cell.in_tab(tab) and valid_slide_marks(cell.source)]
-            source = next((path for path in (layout.shown_notebook(tab, section),
-                                             layout.notebook(tab, section))
-                           if path.is_file()), None)
-            if not marked or source is None:
-                continue
-            # A mark outside `:begin_if:` blocks is in the notebook: it is read only when
-            # its deck is made. Marks in such blocks only are there if their block holds.
-            if all(cell.condition for cell in marked) and \
-                    not has_slide_marks(read_notebook(source)):
-                continue
-            makers[tab, section.name] = functools.partial(
-                _slide_notebook_of, source, config, section, numbers)
+            source = _slides_source(layout, section, tab)
+            if source is not None:
+                makers[tab, section.name] = functools.partial(
+                    _slide_notebook_of, source, config, section, numbers)
     return makers
+
+
+def _slides_source(layout: Layout, section: Section, tab: str) -> Path | None:
+    """The notebook a tab's slides of `section` are made from; None if it has no slides.
+    A mark outside `:begin_if:` blocks is in the notebook, which is read only when its deck
+    is made; marks in such blocks only are there if a block holds: the notebook says."""
+    marked = [cell for cell in section.cells if cell.kind is CellKind.PROSE
+              and cell.in_tab(tab) and valid_slide_marks(cell.source)]
+    source = next((path for path in (layout.shown_notebook(tab, section),
+                                     layout.notebook(tab, section)) if path.is_file()), None)
+    if not marked or source is None:
+        return None
+    if all(cell.condition for cell in marked) and not has_slide_marks(read_notebook(source)):
+        return None
+    return source
 
 
 def _slide_notebook_of(path: Path, config: Config, section: Section,
