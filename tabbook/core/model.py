@@ -6,7 +6,6 @@ each stage can report problems at the exact place a writer has to fix.
 from __future__ import annotations
 
 import enum
-import functools
 import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -125,7 +124,7 @@ class Section:
     """The .bib file of a ``:bibliography:`../refs.bib``` line: the page lists the cited works
     (features/citations.py)."""
 
-    @functools.cached_property   # looked up for every page of every table at each render
+    @property
     def name(self) -> str:
         """Section path without suffix, as written in TOCs and matched by --only."""
         return self.path.with_suffix("").as_posix()
