@@ -39,7 +39,8 @@ def _lexer(language: str) -> Lexer:
 
 @functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
 def highlight_code(source: str, language: str = "python") -> Markup:
-    body = Markup(highlight(source, _lexer(language), CODE_FORMATTER))   # Pygments escapes the source
+    # Pygments escapes the source
+    body = Markup(highlight(source, _lexer(language), CODE_FORMATTER))
     return Markup('<pre class="code highlight" data-lang="{}"{}><code>{}</code></pre>').format(
         language, index_attributes(source), body)
 

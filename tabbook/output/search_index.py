@@ -25,12 +25,16 @@ def pagefind_runs(tabs: tuple[str, ...], pages: list[str]) -> list[list[str]]:
     so that results show the reader's code. Each reads only the book's `pages` (site
     paths): the slide decks, nearly half the site's HTML, are not indexed, and parsing them
     cost each index 40 % of its time. Page paths a glob cannot name: the whole site."""
-    only_pages = [] if any(GLOB_SPECIAL.search(page) for page in pages) else \
-        ["--glob", "{" + ",".join(pages) + "}"]
+    only_pages = ["--glob", "{" + ",".join(pages) + "}"] if _globbable(pages) else []
     if len(tabs) == 1:
         return [only_pages]
     return [[*only_pages, "--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
              f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs]
+
+
+def _globbable(pages: list[str]) -> bool:
+    """Whether a Pagefind glob can name every one of `pages`."""
+    return not any(GLOB_SPECIAL.search(page) for page in pages)
 
 
 @contextlib.contextmanager
@@ -47,7 +51,7 @@ def search_index(folder: Path, tabs: tuple[str, ...], pages: list[str]) -> Itera
                 [str(get_executable()), "--site", str(folder), "--silent", *options],
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
                 for options in runs]
-        concurrent = "--glob" in runs[0]
+        concurrent = _globbable(pages)
         indexers = start() if concurrent else []
         try:
             yield

@@ -35,7 +35,7 @@ import nbformat
 from ..core.config import Config
 from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.layout import Layout
-from ..core.model import METADATA_KEY, CellKind, Section
+from ..core.model import METADATA_KEY, Cell, CellKind, Section
 from ..source.numbering import Numbers
 from ..source.slide_marks import SLIDES_KEY, valid_slide_marks
 from .launch import published_markdown, published_outputs
@@ -167,23 +167,28 @@ def slide_makers(config: Config, numbers: Numbers, layout: Layout, sections: lis
     the decks of the pages it keeps, and the prose of slides is costly to render."""
     makers = {}
     for section in sections:
+        marked = [cell for cell in section.cells
+                  if cell.kind is CellKind.PROSE and valid_slide_marks(cell.source)]
         for tab in (t for t in tabs if t in section.tabs):
-            source = _slides_source(layout, section, tab)
+            source = _slides_source(layout, section, tab,
+                                    [cell for cell in marked if cell.in_tab(tab)])
             if source is not None:
                 makers[tab, section.name] = functools.partial(
                     _slide_notebook_of, source, config, section, numbers)
     return makers
 
 
-def _slides_source(layout: Layout, section: Section, tab: str) -> Path | None:
+def _slides_source(layout: Layout, section: Section, tab: str,
+                   marked: list[Cell]) -> Path | None:
     """The notebook a tab's slides of `section` are made from; None if it has no slides.
-    A mark outside `:begin_if:` blocks is in the notebook, which is read only when its deck
-    is made; marks in such blocks only are there if a block holds: the notebook says."""
-    marked = [cell for cell in section.cells if cell.kind is CellKind.PROSE
-              and cell.in_tab(tab) and valid_slide_marks(cell.source)]
+    `marked`: the tab's prose cells with slide marks. A mark outside `:begin_if:` blocks is
+    in the notebook, which is read only when its deck is made; marks in such blocks only
+    are there if a block holds: the notebook says."""
+    if not marked:
+        return None
     source = next((path for path in (layout.shown_notebook(tab, section),
                                      layout.notebook(tab, section)) if path.is_file()), None)
-    if not marked or source is None:
+    if source is None:
         return None
     if all(cell.condition for cell in marked) and not has_slide_marks(read_notebook(source)):
         return None
