@@ -872,7 +872,7 @@ def test_an_output_too_long_is_published_cut_and_warned_about(tmp_path):
 
     from tabbook.execution.record import write_cache
     from tabbook.output.launch import write_launch_notebooks
-    from tabbook.output.pdf import page_anchor, print_layout
+    from tabbook.output.print_layout import page_anchor, print_layout
     from test_evaluate import Book, ran_record
 
     book = Book(tmp_path)

@@ -21,7 +21,7 @@ from tabbook.core.language import CATALOGUES, language_of
 from tabbook.core.layout import Layout
 from tabbook.notebooks.split import split_section
 from tabbook.output.launch import write_launch_notebooks
-from tabbook.output.pdf import print_layout
+from tabbook.output.print_layout import print_layout
 from tabbook.output.render import render_site
 from tabbook.output.typography import french
 from tabbook.source.numbering import number_book
@@ -302,8 +302,8 @@ def test_code_pages_launch_notebooks_and_pdf_speak_the_books_language(tmp_path, 
     where = french(words["python"]) if lang == "fr" else words["python"]
     assert where in intros["mxnet"]   # where it runs: neither on Colab nor on Kaggle
 
-    document = print_layout(book, config, numbers, "pytorch", layout,
-                            datetime.date(2026, 11, 1)).html({})
+    draft = print_layout(book, config, numbers, "pytorch", layout, datetime.date(2026, 11, 1))
+    document = draft.front({}) + "".join(draft.chapter(part, 1) for part in draft.parts)
     assert f'<html lang="{lang}"' in document
     for key in ("edition", "version", "contents", "ran"):
         assert words[key] in unescape(document), key

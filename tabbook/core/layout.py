@@ -161,7 +161,7 @@ class Layout:
         return self.pdfs / f"{name}-{tab}.pdf"
 
     def print_folder(self, tab: str) -> Path:
-        """The print layout a PDF is printed from: one HTML document and its images."""
+        """The print layout a PDF is printed from: its HTML documents and their images."""
         return self.build / "print" / tab
 
     @property
@@ -169,6 +169,10 @@ class Layout:
         """The site's math font cut to its pages' math, kept between builds (its stamp
         beside it, ``.json``)."""
         return self.build / "cache" / "math-font.woff2"
+
+    def print_parts(self, tab: str) -> Path:
+        """The prints of the print layout's documents, by the hash of what each is made of."""
+        return self.build / "cache" / f"pdf-{tab}-parts"
 
     def print_record(self, tab: str) -> Path:
         """What the last PDF of `tab` was printed from, and what it holds."""

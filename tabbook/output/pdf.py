@@ -1,66 +1,56 @@
-"""PDF stage: one framework's book, printed by Chromium from a print layout.
+"""PDF stage: one framework's book, printed by Chromium part by part and assembled.
 
-The print layout is one HTML document (``templates/print.html``): a title page,
-the table of contents, then every page of the book that the framework has, made
-by the HTML book's own renderers (`markup.render_prose`, `render.page_parts`):
-the same numbers, references and executed outputs, for this tab only, in the book's
-language.
-Chapters are <h1> and their sections <h2>, so that Chromium's outline (the PDF's
-bookmarks) nests them; references and the table of contents are links inside
-the document.
+The print layout (`print_layout`) is a document per part: the front (title page and
+contents), then each chapter. A part is printed only if its document (and the images,
+style sheet and code it is made with) changed: its print is kept under
+``_build/cache/pdf-<tab>-parts/`` by the hash of all that. After a prose edit, one
+chapter is printed again; the parts are then joined (`pdf_assembly`).
 
-Chromium has no CSS ``target-counter()``: the document is printed with the
-page numbers of the previous print (recorded in the PDF's stamp), and the page
-where each entry of the table of contents landed is read back from the PDF's
-named destinations (the ids the links point to). Where they are the numbers
-printed, one print was enough (the usual case after an edit); else it is printed
-again with those found. Their boxes have a fixed width, so the pages do not move.
+Chromium has no CSS ``target-counter()``: the contents are printed with the page numbers
+of the previous PDF (recorded in its stamp), and the page where each entry landed is read
+back from the chapters' named destinations. Where they are the numbers printed (the
+usual case after an edit), the front was printed right; else it is printed again with
+those found. Their boxes have a fixed width, so the front's pages do not move, nor,
+numbered after it, the chapters'.
 
-Before each print the document is fitted to the page (`print_fit`); the PDF that
-settled gets its bookmarks' whole titles and is rewritten with compressed object
-streams (`finished`).
+Before each print the document is fitted to the page (`print_fit`); the PDF assembled
+gets its bookmarks' whole titles and is written with compressed object streams
+(`finished`).
 """
 from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import dataclasses
 import datetime
+import hashlib
 import io
+import json
 import os
 import re
-import shutil
 import time
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
-
-from markupsafe import Markup
+from urllib.parse import unquote
 
 from ..bootstrap.environments import CHROMIUM, CHROMIUM_ARGS
 from ..bootstrap.errors import BookError
 from ..bootstrap.records import (FINGERPRINT, atomic_write, file_hash, fingerprint, read_record,
                                  write_stamp)
 from ..core.config import Config
+from ..core.files import tool_files
 from ..core.layout import Layout
-from .chromium import full_temp_folder_reported, temp_room_error
-from .bookmarks import outline_items, whole_titles
-from .markup import PageContext
-from .print_fit import LANDSCAPE, MARGINS, TEXT_WIDTH_PX, fit_to_page
-from .typography import typeset
-from ..core.language import Language
-from ..core.model import Book, Section
+from ..core.model import Book
 from ..source.numbering import Numbers
-from ..execution.provenance import describe
-from .page_parts import TabGroup, page_parts
-from .render import executed_notebook, light_stylesheet
-from .templating import ASSETS, ENVIRONMENT
+from .bookmarks import outline_items, whole_titles
+from .chromium import full_temp_folder_reported, temp_room_error
+from .pdf_assembly import PartPrint, assembled, named_destinations
+from .print_fit import MARGINS, TEXT_WIDTH_PX, fit_to_page
+from .print_layout import DESTINATIONS, FRONT, Part, PrintLayout, print_layout
 from .site_inputs import book_files
 
-MAX_PRINTS = 4
-"""Prints of one PDF at most: the second one normally finds every page in place."""
-DOCUMENT = "index.html"
-STYLESHEET = "print.css"
+MAX_ROUNDS = 4
+"""Rounds of printing the parts at most: the second one normally finds every page in place."""
 
 
 class PdfError(BookError):
@@ -76,191 +66,45 @@ class PdfResult:
     size: int
     """Bytes."""
     prints: int
-    """Times Chromium printed it; 0 when the PDF was kept (nothing it is made from changed)."""
+    """Documents Chromium printed for it; 0 when the PDF was kept (nothing it is made
+    from changed)."""
     seconds: float
+    parts: int = 0
+    """Documents it is assembled from; 0 when it was kept."""
 
 
-@dataclass(frozen=True)
-class Entry:
-    """A line of the table of contents: a chapter (level 1) or a section (level 2)."""
-    section: Section
-    level: int
-    number: str
-    anchor: str
-    """The id of the page in the document, which the entry links to."""
-
-
-@dataclass
-class PrintContext(PageContext):
-    """A page's context inside the one-document print layout: every page is an anchor of
-    the document, and images are files beside it."""
-    anchors: dict[str, str] = field(default_factory=dict)
-    """Page name -> its id in the document, for the pages this PDF holds."""
-    online: str = ""
-    """The published HTML book (for a page this PDF lacks), or ""."""
-    code_anchors: bool = False
-
-    def url(self, page: str, anchor: str = "") -> str:
-        if page in self.anchors:
-            return "#" + (anchor or self.anchors[page])
-        if not self.online:
-            return ""
-        return f"{self.online}{page}.html" + (f"#{anchor}" if anchor else "")
-
-    def asset(self, site_path: str) -> str:
-        return site_path
-
-
-def page_anchor(section: Section) -> str:
-    return "page-" + re.sub(r"[^\w-]", "-", section.name)
-
-
-def contents(book: Book, numbers: Numbers, tab: str) -> list[Entry]:
-    """The pages of the book that `tab` has, in book order, as entries of the contents:
-    the preface and chapter indexes at level 1, sections at level 2."""
-    entries = []
-    for chapter_pages in ([book.index], *(chapter.pages() for chapter in book.chapters)):
-        for position, section in enumerate(chapter_pages):
-            if tab in section.tabs:
-                entries.append(Entry(section, 1 if position == 0 else 2,
-                                     numbers.sections.get(section.name, ""),
-                                     page_anchor(section)))
-    return entries
-
-
-def _page_body(entry: Entry, tab: str, base: PrintContext, layout: Layout) -> Markup:
-    """One page of the book for `tab`: its prose, code cells and outputs, then where
-    they were produced."""
-    section = entry.section
-    ctx = dataclasses.replace(base, page=section.name, display_path=section.display_path,
-                              outline=[], heading_offset=entry.level - 1)
-    notebook = executed_notebook(layout, section, tab)
-    parts = page_parts(section, [tab], ctx, {tab: notebook})
-    # One tab: a tab group is that tab's fragments, shown bare.
-    body = Markup("").join(Markup("").join(part.fragments[tab])
-                           if isinstance(part, TabGroup) else part for part in parts)
-    provenance = describe(tab, notebook, ctx.language)
-    if provenance:
-        body += Markup('<p class="provenance">{}</p>').format(provenance)
-    return body
-
-
-@dataclass
-class PrintLayout:
-    """The document a PDF is printed from, but for the pages of its contents."""
-    entries: list[Entry]
-    bodies: dict[str, Markup]
-    """Page anchor -> the page's HTML."""
-    values: dict
-    """What else the template shows (title page)."""
-
-    def html(self, pages: dict[str, int]) -> str:
-        """The document, with `pages` (anchor -> page number) in the contents."""
-        return ENVIRONMENT.get_template("print.html").render(
-            entries=self.entries, bodies=self.bodies, pages=pages, **self.values)
-
-
-def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout: Layout,
-                 today: datetime.date) -> PrintLayout:
-    """Render the print layout of `tab` into its folder (images beside the document)."""
-    folder = layout.print_folder(tab)
-    if folder.exists():   # images are copied only where missing: none may be stale
-        shutil.rmtree(folder)
-    entries = contents(book, numbers, tab)
-    online = config.launch_settings.site_url if config.launch_settings else ""
-    language = config.project.language
-    base = PrintContext("", "", numbers, folder, config.root, language,
-                        anchors={e.section.name: e.anchor for e in entries}, online=online)
-    bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
-    chapters, heads = page_rules(entries, language)
-    shutil.copytree(ASSETS / "fonts", folder / "fonts")   # the math font, beside the sheet
-    atomic_write(folder / STYLESHEET, light_stylesheet() + "\n" +
-                 (ASSETS / STYLESHEET).read_text(encoding="utf-8"))
-    return PrintLayout(entries, bodies, {"project": config.project, "ui": language, "tab": tab,
-                                         "date": language.date(today), "stylesheet": STYLESHEET,
-                                         "chapters": chapters, "heads": heads})
-
-
-def _css_string(text: str) -> str:
-    return '"' + text.replace("\\", "\\\\").replace('"', '\\"').replace("\n", " ") + '"'
-
-
-HEAD_STYLE = 'font: 7.5pt "DejaVu Sans", sans-serif; color: #4f5866;'
-
-
-def page_rules(entries: list[Entry], language: Language) -> tuple[dict[str, str], Markup]:
-    """The named page of each entry's pages (its chapter's: anchor -> name) and the
-    @page rules that show each chapter's number and title at the top of its pages, the
-    portrait ones and the landscape ones (``<name>-wide``)."""
-    chapters: dict[str, str] = {}
-    rules = [f"@page wide {{ {LANDSCAPE} }}"]
-    name = ""
-    for position, entry in enumerate(entries):
-        if entry.level == 1:
-            name = f"chapter-{position}"
-            title = f"{entry.number} {entry.section.title}".strip()
-            head = f"@top-center {{ content: {_css_string(typeset(title, language))}; {HEAD_STYLE} }}"
-            rules += [f"@page {name} {{ {head} }}", f"@page {name}-wide {{ {LANDSCAPE} {head} }}"]
-        chapters[entry.anchor] = name
-    return chapters, Markup("\n".join(rules))
-
-
-# -- printing -----------------------------------------------------------------------
-@dataclass(frozen=True)
-class Printed:
-    data: bytes
-    """Chromium's PDF, as printed."""
-    pages: int
-    bookmarks: int
-    destinations: dict[str, int]
-    """Named destination (an id that a link points to) -> its page number, from 1."""
-    headings: list[str]
-    """The text of the document's headings, which its bookmarks are titled after."""
-
-
-def _named_destinations(document) -> Iterator[tuple[str, object]]:
-    """(name, destination) of each named destination of the pikepdf `document`: in the
-    catalogue's /Dests (Chromium's) or its /Names tree."""
-    import pikepdf
-
-    if "/Dests" in document.Root:
-        yield from ((name.lstrip("/"), dest) for name, dest in document.Root.Dests.items())
-    names = document.Root.get("/Names")
-    if names is not None and "/Dests" in names:
-        yield from pikepdf.NameTree(names.Dests).items()
-
-
-def read_pdf(data: bytes, headings: list[str]) -> Printed:
-    """What a printed PDF holds: pages, bookmarks, where each link target landed."""
+def read_part(data: bytes, headings: list[str]) -> PartPrint:
+    """What a printed part holds: its pages before its destinations block, where each of
+    its named destinations landed."""
     import pikepdf
 
     with pikepdf.open(io.BytesIO(data)) as document:
         numbers = {page.objgen: number for number, page in enumerate(document.pages, 1)}
-        destinations = {}
-        for name, dest in _named_destinations(document):
-            target = dest.D if isinstance(dest, pikepdf.Dictionary) else dest
-            destinations[name] = numbers.get(target[0].objgen, 0)
-        bookmarks = sum(1 for _ in outline_items(document))
-        return Printed(data, len(document.pages), bookmarks, destinations, headings)
+        destinations = {name: numbers.get(dest[0].objgen, 0)
+                        for name, dest in named_destinations(document)}
+        total = len(document.pages)
+    kept = destinations.pop(DESTINATIONS, total + 1) - 1
+    return PartPrint(data, kept, {name: page for name, page in destinations.items()
+                                  if 0 < page <= kept}, headings)
 
 
-def finished(printed: Printed) -> bytes:
-    """The PDF as written: its bookmarks titled as its headings (`whole_titles`), rewritten
-    by qpdf (pikepdf) with its objects in compressed object streams and its
-    cross-reference as a stream (PDF 1.5): Chromium writes the structure tree of a tagged
-    PDF as tens of thousands of small uncompressed objects, two thirds of the file. The
-    objects are the same: tags, bookmarks, links and named destinations stay."""
+def finished(document, headings: list[str]) -> bytes:
+    """The assembled pikepdf `document` as written: its bookmarks titled as its headings
+    (`whole_titles`), its objects in compressed object streams and its cross-reference a
+    stream (PDF 1.5): Chromium writes the structure tree of a tagged PDF as tens of
+    thousands of small uncompressed objects, two thirds of the file. Tags, bookmarks,
+    links and named destinations stay."""
     import pikepdf
 
     written = io.BytesIO()
-    with pikepdf.open(io.BytesIO(printed.data)) as document:
-        whole_titles(document, printed.headings)
-        document.save(written, object_stream_mode=pikepdf.ObjectStreamMode.generate,
-                      compress_streams=True)
+    whole_titles(document, headings)
+    document.save(written, object_stream_mode=pikepdf.ObjectStreamMode.generate,
+                  compress_streams=True)
     return written.getvalue()
 
 
-def _print(page, document: Path) -> Printed:
+def _print(page, document: Path) -> tuple[bytes, list[str]]:
+    """Chromium's PDF of `document`, and the text of its headings."""
     # Laid out as printed (print media, the text's width), so that blocks are measured
     # at the width they will have.
     page.emulate_media(media="print")
@@ -274,31 +118,81 @@ def _print(page, document: Path) -> Printed:
     fit_to_page(page)
     headings = page.evaluate("Array.from(document.querySelectorAll('h1, h2, h3, h4, h5, h6'),"
                              " heading => heading.innerText)")
-    return read_pdf(page.pdf(format="A4", margin=MARGINS, print_background=True,
-                             prefer_css_page_size=True, outline=True, tagged=True), headings)
+    return page.pdf(format="A4", margin=MARGINS, print_background=True,
+                    prefer_css_page_size=True, outline=True, tagged=True), headings
 
 
-def landed(printed: Printed, entries: list[Entry]) -> dict[str, int]:
-    """The page each entry of the contents is on in `printed` (0: nowhere)."""
-    return {entry.anchor: printed.destinations.get(entry.anchor, 0) for entry in entries}
+class PartPrinter:
+    """Prints the documents of a print layout, or takes their print from the store
+    (``_build/cache/pdf-<tab>-parts/``: ``<hash>.pdf`` and its headings, ``<hash>.json``)."""
+
+    def __init__(self, folder: Path, store: Path, made_with: str,
+                 new_page: Callable[[], object]):
+        self.folder, self.store, self.made_with = folder, store, made_with
+        self.new_page, self.page = new_page, None
+        self.prints, self.used = 0, set()
+
+    def print(self, name: str, html: str) -> PartPrint:
+        document = self.folder / (re.sub(r"[^\w-]", "-", name) + ".html")
+        key = self._key(html)
+        self.used.add(key)
+        pdf, meta = self.store / f"{key}.pdf", self.store / f"{key}.json"
+        record = read_record(meta, {"headings": list, "pdf": str})
+        if record is not None and file_hash(pdf) == record["pdf"]:
+            return read_part(pdf.read_bytes(), record["headings"])
+        atomic_write(document, html)
+        if self.page is None:
+            self.page = self.new_page()
+        data, headings = _print(self.page, document)
+        self.prints += 1
+        self.store.mkdir(parents=True, exist_ok=True)
+        atomic_write(pdf, data)
+        atomic_write(meta, json.dumps({"headings": headings, "pdf": file_hash(pdf)}))
+        return read_part(data, headings)
+
+    def _key(self, html: str) -> str:
+        """A hash of the document, the images it shows and what prints it."""
+        found = hashlib.sha256((self.made_with + "\0" + html).encode())
+        for source in sorted(set(re.findall(r'\bsrc="([^"#:]+)"', html))):
+            image = self.folder / source
+            if image.is_file():
+                found.update(source.encode() + b"\0" + image.read_bytes())
+        return found.hexdigest()
+
+    def forget_others(self) -> None:
+        """Delete the prints that this PDF was not made of (an earlier edit's)."""
+        for path in self.store.glob("*.*"):
+            if path.stem not in self.used:
+                path.unlink(missing_ok=True)
 
 
-def print_until_settled(page, document: Path, draft: PrintLayout,
-                        pages: dict[str, int]) -> tuple[Printed, int]:
-    """Print the document, first with `pages` (anchor -> page number: a guess, such as
-    the previous print's), until the page numbers in its contents are the pages its
-    entries are on; the PDF and the number of prints."""
-    for prints in range(1, MAX_PRINTS + 1):
-        atomic_write(document, draft.html(pages))
-        printed = _print(page, document)
-        found = landed(printed, draft.entries)
+def print_parts(printer: PartPrinter, draft: PrintLayout,
+                pages: dict[str, int]) -> tuple[list[PartPrint], dict[str, int]]:
+    """The parts of the book printed, the front first with `pages` (entry anchor -> page
+    number: a guess, such as the previous print's), until the numbers in its contents
+    are the pages its entries are on; the parts, and those pages."""
+    for _ in range(MAX_ROUNDS):
+        front = printer.print(FRONT, draft.front(pages))
+        first, chapters, found = front.pages + 1, [], {}
+        for part in draft.parts:
+            printed = printer.print(part.name, draft.chapter(part, first))
+            found.update(_landed(part, printed, first))
+            chapters.append(printed)
+            first += printed.pages
         if found == pages:
-            return printed, prints
+            return [front, *chapters], found
         pages = found
     missing = [anchor for anchor, number in pages.items() if not number]
-    raise PdfError(f"{document}: the page numbers of the contents did not settle after "
-                   f"{MAX_PRINTS} prints" + (f" (no destination for {', '.join(missing)})"
+    raise PdfError(f"{printer.folder}: the page numbers of the contents did not settle after "
+                   f"{MAX_ROUNDS} rounds of prints" + (f" (no destination for {', '.join(missing)})"
                                              if missing else ""))
+
+
+def _landed(part: Part, printed: PartPrint, first: int) -> dict[str, int]:
+    """The page of the book each entry of `part` is on (0: nowhere)."""
+    pages = {unquote(name): page for name, page in printed.destinations.items()}
+    return {entry.anchor: first - 1 + pages[entry.anchor] if entry.anchor in pages else 0
+            for entry in part.entries}
 
 
 # -- the stage ----------------------------------------------------------------------
@@ -327,11 +221,15 @@ def _kept(path: Path, record_path: Path, inputs: str, tab: str) -> PdfResult | N
     return PdfResult(tab, path, record["pages"], record["bookmarks"], path.stat().st_size, 0, 0.0)
 
 
-def _launch_chromium(stack: contextlib.ExitStack):
-    """Chromium, driven by Playwright; both stop when `stack` closes."""
+def _require_chromium() -> None:
     if not CHROMIUM.is_file():
         raise PdfError(f"Chromium prints the PDF, and {CHROMIUM} is missing — install it "
                        "(`sudo apt-get install chromium` on Debian) and retry")
+
+
+def _launch_chromium(stack: contextlib.ExitStack):
+    """Chromium, driven by Playwright; both stop when `stack` closes."""
+    _require_chromium()
     if full := temp_room_error():   # checked first: short of room, new_page() can hang
         raise full
     from playwright.sync_api import sync_playwright
@@ -360,7 +258,7 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     kept = {tab: _kept(layout.pdf(config.project.name, tab), layout.print_record(tab),
                        inputs[tab], tab) for tab in tabs}
     to_print = [tab for tab in tabs if kept[tab] is None]
-    workers = max(1, min(len(to_print), (os.cpu_count() or 1) + 1))
+    workers = _workers(to_print)
     results = []
     with full_temp_folder_reported(), \
             concurrent.futures.ThreadPoolExecutor(workers, "pdf") as pool:
@@ -378,22 +276,32 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     return results
 
 
+def _workers(to_print: list[str]) -> int:
+    """Threads printing `to_print`; Chromium is looked for first, before the print
+    layouts are rendered."""
+    if to_print:
+        _require_chromium()
+    return max(1, min(len(to_print), (os.cpu_count() or 1) + 1))
+
+
 def _print_tab(book: Book, config: Config, numbers: Numbers, tab: str, layout: Layout,
                inputs: str, today: datetime.date) -> PdfResult:
     """Print the book of `tab` with a Chromium of its own (Playwright's objects belong to
-    the thread that made them)."""
+    the thread that made them), started only if a part has to be printed."""
     started = time.monotonic()
     path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
+    draft = print_layout(book, config, numbers, tab, layout, today)
+    made_with = fingerprint(config.root, tool_files(), draft.stylesheet)
     with contextlib.ExitStack() as stack:
-        browser = _launch_chromium(stack)
-        draft = print_layout(book, config, numbers, tab, layout, today)
-        page = browser.new_page()
-        printed, prints = print_until_settled(page, layout.print_folder(tab) / DOCUMENT, draft,
-                                              _previous_pages(record_path))
-        page.close()
-    data = finished(printed)
+        printer = PartPrinter(layout.print_folder(tab), layout.print_parts(tab), made_with,
+                              lambda: _launch_chromium(stack).new_page())
+        parts, contents = print_parts(printer, draft, _previous_pages(record_path))
+    with assembled(parts) as document:
+        data = finished(document, [heading for part in parts for heading in part.headings])
+        pages, bookmarks = len(document.pages), sum(1 for _ in outline_items(document))
     atomic_write(path, data)
-    write_stamp(record_path, inputs, pages=printed.pages, bookmarks=printed.bookmarks,
-                pdf=file_hash(path), contents=landed(printed, draft.entries))
-    return PdfResult(tab, path, printed.pages, printed.bookmarks, len(data), prints,
-                     time.monotonic() - started)
+    write_stamp(record_path, inputs, pages=pages, bookmarks=bookmarks, pdf=file_hash(path),
+                contents=contents)
+    printer.forget_others()
+    return PdfResult(tab, path, pages, bookmarks, len(data), printer.prints,
+                     time.monotonic() - started, len(parts))
