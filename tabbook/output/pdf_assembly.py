@@ -14,6 +14,7 @@ import io
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import unquote
 
 from ..bootstrap.errors import BookError
 from .print_layout import CROSS_PART
@@ -141,17 +142,19 @@ class _Book:
         """Links to another part's id: links to its named destination."""
         import pikepdf
 
+        # Chromium escapes an id in a URL and in a destination's name, maybe not alike.
+        names = {unquote(name): name for name in self.destinations}
         for page in self.pdf.pages:
             for annot in page.obj.get("/Annots", []):
                 action = annot.get("/A")
                 uri = str(action.get("/URI", "")) if action is not None else ""
                 if not uri.startswith(CROSS_PART):
                     continue
-                name = uri[len(CROSS_PART):]
-                if name not in self.destinations:
-                    raise BookError(f"the PDF links to « {name} », which no part of it "
+                target = unquote(uri[len(CROSS_PART):])
+                if target not in names:
+                    raise BookError(f"the PDF links to « {target} », which no part of it "
                                     "holds: a bug of the print layout")
-                annot.Dest = pikepdf.Name("/" + name)
+                annot.Dest = pikepdf.Name("/" + names[target])
                 del annot["/A"]
 
     def write_catalogue(self, first) -> None:
