@@ -449,22 +449,28 @@ def test_a_prose_edit_is_printed_once_and_its_contents_stay_right(tmp_path, capl
         ("Livre", []), ("1 Chapitre", ["1.1 Première section", "1.2 Deuxième section"])])
 
 
-@pytest.mark.browser
-def test_chapters_are_printed_apart_and_linked_across(tmp_path):
-    """Each chapter is a document of its own: a reference to another chapter is a link to
-    its target's page, page numbers follow on from one chapter to the next, an edit prints
-    its chapter only, and the pages that name a chapter's link targets are not in the PDF."""
-    ensure_test_tools()
+def write_two_chapters(root: Path) -> Path:
+    """A book of two chapters, whose second refers to the first's section and figure."""
     second = SECTION_TWO.replace("# Deuxième section", "# Autre section").replace(
         "La :numref:`fig_schema` est dans la :numref:`sec_one`.",
         "La :numref:`fig_schema` est dans la :numref:`sec_one`, au chapitre 1.")
-    root = write_book(tmp_path, {
+    write_book(root, {
         "index.md": INDEX.replace("chap/index", "chap/index\nautre/index"),
         "chap/index.md": "# Chapitre\n\n```toc\nsec\n```\n", "chap/sec.md": SECTION_ONE,
         "autre/index.md": "# Second chapitre\n\n```toc\nother\n```\n",
         "autre/other.md": second.replace(":label:`sec_two`", ":label:`sec_other`")})
     (root / "img").mkdir()
     (root / "img" / "schema.svg").write_text(SCHEMA)
+    return root
+
+
+@pytest.mark.browser
+def test_chapters_are_printed_apart_and_linked_across(tmp_path):
+    """Each chapter is a document of its own: a reference to another chapter is a link to
+    its target's page, page numbers follow on from one chapter to the next, an edit prints
+    its chapter only, and the pages that name a chapter's link targets are not in the PDF."""
+    ensure_test_tools()
+    root = write_two_chapters(tmp_path)
 
     def printed() -> pdf.PdfResult:
         config, book, layout = write_executed(root, executed, warnings=True)
@@ -493,6 +499,40 @@ def test_chapters_are_printed_apart_and_linked_across(tmp_path):
     edited = printed()
     assert (edited.parts, edited.prints) == (4, 1)
     assert "2.1.1 Une partie retouchée" in Pdf(edited.path).lines[other - 1]
+
+
+def test_the_print_layout_renders_again_only_the_pages_that_changed(tmp_path, monkeypatch):
+    """A page whose sources, outputs and numbers did not change is taken from the previous
+    print layout, with the links it makes to other parts; an image that changed is copied
+    again beside the documents."""
+    from tabbook.output import print_layout as layouts
+
+    root = write_two_chapters(tmp_path)
+    rendered = []
+    render = layouts._page_body
+    monkeypatch.setattr(layouts, "_page_body", lambda entry, *args: (
+        rendered.append(entry.section.name), render(entry, *args))[1])
+
+    def print_layout() -> layouts.PrintLayout:
+        rendered.clear()
+        config, book, layout = write_executed(root, executed)
+        return layouts.print_layout(book, config, number_book(book), "pytorch", layout,
+                                    datetime.date(2026, 11, 1))
+
+    first = print_layout()
+    assert sorted(rendered) == ["autre/index", "autre/other", "chap/index", "chap/sec", "index"]
+    assert first.targets == {"chap/index": {"fig_schema", "sec_one"}}   # from chapter 2
+    again = print_layout()
+    assert rendered == [] and again.bodies == first.bodies and again.targets == first.targets
+    section = root / "chapters" / "autre" / "other.md"
+    section.write_text(section.read_text().replace("Une partie", "Une partie retouchée"))
+    edited = print_layout()
+    assert rendered == ["autre/other"] and edited.targets == first.targets
+    assert "Une partie retouchée" in "".join(edited.bodies.values())
+    (root / "img" / "schema.svg").write_text(SCHEMA.replace("GPU", "TPU"))
+    print_layout()
+    assert rendered == ["chap/sec"]
+    assert "TPU" in (Layout(root).print_folder("pytorch") / "img" / "schema.svg").read_text()
 
 
 def test_a_link_to_no_part_is_a_bug_said_clearly():

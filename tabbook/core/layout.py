@@ -170,6 +170,10 @@ class Layout:
         beside it, ``.json``)."""
         return self.build / "cache" / "math-font.woff2"
 
+    def print_bodies(self, tab: str) -> Path:
+        """The pages of the last print layout of `tab`, each with its key."""
+        return self.build / "cache" / f"print-{tab}.json"
+
     def print_parts(self, tab: str) -> Path:
         """The prints of the print layout's documents, by the hash of what each is made of."""
         return self.build / "cache" / f"pdf-{tab}-parts"

@@ -46,7 +46,7 @@ from .bookmarks import outline_items, whole_titles
 from .chromium import full_temp_folder_reported, temp_room_error
 from .pdf_assembly import PartPrint, assembled, named_destinations
 from .print_fit import MARGINS, TEXT_WIDTH_PX, fit_to_page
-from .print_layout import DESTINATIONS, FRONT, Part, PrintLayout, print_layout
+from .print_layout import DESTINATIONS, FRONT, Part, PrintLayout, local_files, print_layout
 from .site_inputs import book_files
 
 MAX_ROUNDS = 4
@@ -153,7 +153,7 @@ class PartPrinter:
     def _key(self, html: str) -> str:
         """A hash of the document, the images it shows and what prints it."""
         found = hashlib.sha256((self.made_with + "\0" + html).encode())
-        for source in sorted(set(re.findall(r'\bsrc="([^"#:]+)"', html))):
+        for source in local_files(html):
             image = self.folder / source
             if image.is_file():
                 found.update(source.encode() + b"\0" + image.read_bytes())

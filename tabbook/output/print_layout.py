@@ -19,9 +19,11 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
+import json
 import re
 import shutil
 from dataclasses import dataclass, field
+from pathlib import Path
 
 from markupsafe import Markup
 
@@ -32,10 +34,12 @@ from ..core.layout import Layout
 from ..core.model import Book, Section
 from ..execution.provenance import describe
 from ..source.numbering import Numbers
+from ..source.roles import has_scheme
 from .markup import PageContext
 from .page_parts import TabGroup, page_parts
 from .print_fit import LANDSCAPE
 from .render import executed_notebook, light_stylesheet
+from .site_inputs import page_file, page_keys
 from .templating import ASSETS, ENVIRONMENT
 from .typography import typeset
 
@@ -94,6 +98,16 @@ class PrintContext(PageContext):
     def asset(self, site_path: str) -> str:
         return site_path
 
+    def image(self, written: str) -> str:
+        # The print folder is kept from one print to the next: an image of the project
+        # is copied again when it changed (a page showing it is rendered again then).
+        url = super().image(written)
+        source, copy = self.project_root / url, self.site / url
+        if not has_scheme(url) and source.is_file() and \
+                copy.read_bytes() != (data := source.read_bytes()):
+            atomic_write(copy, data)
+        return url
+
 
 def page_anchor(section: Section) -> str:
     return "page-" + re.sub(r"[^\w-]", "-", section.name)
@@ -139,6 +153,44 @@ def _page_body(entry: Entry, tab: str, base: PrintContext, layout: Layout) -> Ma
     return body
 
 
+def local_files(html: str) -> list[str]:
+    """The files beside the document that `html` shows (images), as it names them."""
+    return sorted(set(re.findall(r'\bsrc="([^"#:]+)"', html)))
+
+
+def _bodies(entries: list[Entry], tab: str, base: PrintContext, layout: Layout,
+            keys: dict[str, str]) -> dict[str, Markup]:
+    """Each entry's page, rendered or taken from the previous print layout's when its key
+    (`site_inputs.page_keys`: sources, outputs, numbers, the build's code) is the same and
+    its images are still beside it; the ids of other parts it links to are added to
+    `base.targets` either way."""
+    path = layout.print_bodies(tab)
+    try:
+        previous = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):   # none yet, or damaged: all rendered
+        previous = {}
+    bodies, kept = {}, {}
+    for entry in entries:
+        key, body = keys[page_file(entry.section)], previous.get(entry.anchor) \
+            if isinstance(previous, dict) else None
+        if not _usable(body, key, base.site):
+            ctx = dataclasses.replace(base, targets={})
+            html = _page_body(entry, tab, ctx, layout)
+            body = {"key": key, "html": str(html), "targets": sorted(
+                [part, target] for part, targets in ctx.targets.items() for target in targets)}
+        for part, target in body["targets"]:
+            base.targets.setdefault(part, set()).add(target)
+        bodies[entry.anchor], kept[entry.anchor] = Markup(body["html"]), body
+    atomic_write(path, json.dumps(kept))
+    return bodies
+
+
+def _usable(body, key: str, folder: Path) -> bool:
+    return isinstance(body, dict) and body.get("key") == key and \
+        isinstance(body.get("html"), str) and isinstance(body.get("targets"), list) and \
+        all((folder / name).is_file() for name in local_files(body["html"]))
+
+
 @dataclass
 class PrintLayout:
     """The documents a PDF is printed from, but for the page numbers."""
@@ -179,8 +231,6 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
                  today: datetime.date) -> PrintLayout:
     """Render the print layout of `tab` into its folder (images beside the documents)."""
     folder = layout.print_folder(tab)
-    if folder.exists():   # images are copied only where missing: none may be stale
-        shutil.rmtree(folder)
     entries = contents(book, numbers, tab)
     parts = split_parts(entries)
     online = config.launch_settings.site_url if config.launch_settings else ""
@@ -189,8 +239,10 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
                         anchors={e.section.name: e.anchor for e in entries},
                         parts={e.section.name: part.name for part in parts
                                for e in part.entries}, online=online)
-    bodies = {entry.anchor: _page_body(entry, tab, base, layout) for entry in entries}
-    shutil.copytree(ASSETS / "fonts", folder / "fonts")   # the math font, beside the sheet
+    bodies = _bodies(entries, tab, base, layout,
+                     page_keys(config, book, numbers, (tab,), layout, pdfs={}))
+    # The math font, beside the sheet.
+    shutil.copytree(ASSETS / "fonts", folder / "fonts", dirs_exist_ok=True)
     stylesheet = light_stylesheet() + "\n" + (ASSETS / STYLESHEET).read_text(encoding="utf-8")
     atomic_write(folder / STYLESHEET, stylesheet)
     return PrintLayout(entries, parts, bodies, base.targets, page_rules(parts, language),
