@@ -849,6 +849,32 @@ def printed_again(root: Path, monkeypatch) -> int:
     return len(prints)
 
 
+def test_a_part_is_printed_again_when_its_print_is_damaged_or_gone(tmp_path, monkeypatch):
+    """A part's print is taken from the store only as it was written, with its record."""
+    monkeypatch.setattr(pdf, "_print", lambda page, document: (blank_pdf(3), ["1 Chapitre"]))
+    store = tmp_path / "parts"
+    printer = pdf.PartPrinter(tmp_path, store, "code", lambda: FakeChromium())
+
+    def prints(html: str = "<p>Chapitre</p>") -> int:
+        before = printer.prints
+        part = printer.print("chap/index", html)
+        assert (part.pages, part.headings) == (3, ["1 Chapitre"])
+        return printer.prints - before
+
+    assert prints() == 1 and prints() == 0 and prints("<p>Autre</p>") == 1
+    pdf_file = store / (printer._key("<p>Chapitre</p>") + ".pdf")
+    pdf_file.write_bytes(pdf_file.read_bytes()[:100])
+    assert prints() == 1 and prints() == 0
+    pdf_file.with_suffix(".json").write_text("{not json")
+    assert prints() == 1 and prints() == 0
+    pdf_file.unlink()
+    assert prints() == 1
+    printer.used = {pdf_file.stem}
+    printer.forget_others()   # the other document's print, an earlier edit's, is gone
+    assert {path.name for path in store.iterdir()} == {pdf_file.name,
+                                                       pdf_file.stem + ".json"}
+
+
 @pytest.fixture
 def printed_book(tmp_path, monkeypatch) -> Path:
     """A book printed once (by the fake Chromium); its folder."""

@@ -124,7 +124,8 @@ def _print(page, document: Path) -> tuple[bytes, list[str]]:
 
 class PartPrinter:
     """Prints the documents of a print layout, or takes their print from the store
-    (``_build/cache/pdf-<tab>-parts/``: ``<hash>.pdf`` and its headings, ``<hash>.json``)."""
+    (``_build/cache/pdf-<tab>-parts/``: ``<hash>.pdf``, and ``<hash>.json``: its hash,
+    pages, headings and destinations)."""
 
     def __init__(self, folder: Path, store: Path, made_with: str,
                  new_page: Callable[[], object]):
@@ -137,18 +138,32 @@ class PartPrinter:
         key = self._key(html)
         self.used.add(key)
         pdf, meta = self.store / f"{key}.pdf", self.store / f"{key}.json"
-        record = read_record(meta, {"headings": list, "pdf": str})
-        if record is not None and file_hash(pdf) == record["pdf"]:
-            return read_part(pdf.read_bytes(), record["headings"])
+        if kept := self._kept(pdf, meta):
+            return kept
         atomic_write(document, html)
         if self.page is None:
             self.page = self.new_page()
-        data, headings = _print(self.page, document)
+        part = read_part(*_print(self.page, document))
         self.prints += 1
         self.store.mkdir(parents=True, exist_ok=True)
-        atomic_write(pdf, data)
-        atomic_write(meta, json.dumps({"headings": headings, "pdf": file_hash(pdf)}))
-        return read_part(data, headings)
+        atomic_write(pdf, part.data)
+        atomic_write(meta, json.dumps({"pdf": hashlib.sha256(part.data).hexdigest(),
+                                       "pages": part.pages, "headings": part.headings,
+                                       "destinations": part.destinations}))
+        return part
+
+    @staticmethod
+    def _kept(pdf: Path, meta: Path) -> PartPrint | None:
+        """The part printed before, if its print is there as it was written."""
+        record = read_record(meta, {"pdf": str, "pages": int, "headings": list,
+                                    "destinations": dict})
+        try:
+            data = pdf.read_bytes() if record else b""
+        except OSError:
+            return None
+        if not record or hashlib.sha256(data).hexdigest() != record["pdf"]:
+            return None
+        return PartPrint(data, record["pages"], record["destinations"], record["headings"])
 
     def _key(self, html: str) -> str:
         """A hash of the document, the images it shows and what prints it."""
