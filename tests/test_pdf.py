@@ -532,6 +532,9 @@ def test_the_print_layout_renders_again_only_the_pages_that_changed(tmp_path, mo
     (root / "img" / "schema.svg").write_text(SCHEMA.replace("GPU", "TPU"))
     print_layout()
     assert rendered == ["chap/sec"]
+    bodies = Layout(root).print_bodies("pytorch")
+    bodies.write_text(bodies.read_text()[:-100])   # damaged: every page rendered again
+    assert print_layout().targets == first.targets and len(rendered) == 5
     assert "TPU" in (Layout(root).print_folder("pytorch") / "img" / "schema.svg").read_text()
 
 

@@ -186,8 +186,10 @@ def _bodies(entries: list[Entry], tab: str, base: PrintContext, layout: Layout,
 
 
 def _usable(body, key: str, folder: Path) -> bool:
+    """Whether `body`, read from the previous print layout, is whole and still right."""
     return isinstance(body, dict) and body.get("key") == key and \
         isinstance(body.get("html"), str) and isinstance(body.get("targets"), list) and \
+        all(isinstance(pair, list) and len(pair) == 2 for pair in body["targets"]) and \
         all((folder / name).is_file() for name in local_files(body["html"]))
 
 
