@@ -18,6 +18,7 @@ import unicodedata
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import nbformat
 import pypdfium2
@@ -876,6 +877,60 @@ def test_a_part_is_printed_again_when_its_print_is_damaged_or_gone(tmp_path, mon
     printer.forget_others()   # the other document's print, an earlier edit's, is gone
     assert {path.name for path in store.iterdir()} == {pdf_file.name,
                                                        pdf_file.stem + ".json"}
+
+
+class FakeDraft:
+    """Stands for a print layout of two chapters, the second on pages of its own; the
+    front takes `front_pages(contents)` pages."""
+
+    def __init__(self, front_pages=lambda contents: 2):
+        from tabbook.output.print_layout import Entry, Part
+
+        section = SimpleNamespace(name="chap", title="Chapitre")
+        self.parts = [Part("one", (Entry(section, 1, "1", "page-one"),)),
+                      Part("two", (Entry(section, 1, "2", "page-two"),
+                                   Entry(section, 2, "2.1", "page-two-sec")))]
+        self.front_pages = front_pages
+
+    def front(self, contents):
+        return ("front", self.front_pages(contents), {})
+
+    def chapter(self, part, first_page):
+        places = {"one": {"page-one": 1}, "two": {"page-two": 1, "page-two-sec": 3}}
+        return (part.name, 4, places[part.name])
+
+
+class FakePrinter:
+    folder = Path("print")
+
+    def __init__(self):
+        self.printed = []
+
+    def print(self, name, document):
+        self.printed.append(name)
+        _, pages, destinations = document
+        return PartPrint(b"", pages, destinations, [])
+
+
+def test_the_contents_are_printed_again_until_their_numbers_settle():
+    printer = FakePrinter()
+    parts, contents = pdf.print_parts(printer, FakeDraft(), {})
+    assert contents == {"page-one": 3, "page-two": 7, "page-two-sec": 9}
+    assert printer.printed == ["front", "one", "two"] * 2 and len(parts) == 3
+    printer = FakePrinter()
+    pdf.print_parts(printer, FakeDraft(), contents)   # the previous numbers: right at once
+    assert printer.printed == ["front", "one", "two"]
+    # A front whose length follows its numbers never settles: a clear error, not a loop.
+    with pytest.raises(PdfError, match="did not settle after 4 rounds of prints"):
+        pdf.print_parts(FakePrinter(), FakeDraft(lambda contents: 2 + sum(contents.values()) % 2), {})
+
+
+def test_an_entry_that_lands_nowhere_is_an_error_not_a_page_0():
+    draft = FakeDraft()
+    draft.chapter = lambda part, first: (part.name, 4, {})
+    with pytest.raises(PdfError, match="no page of one holds page-one, an entry of the "
+                                       "contents"):
+        pdf.print_parts(FakePrinter(), draft, {})
 
 
 @pytest.fixture

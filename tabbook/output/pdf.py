@@ -191,23 +191,25 @@ def print_parts(printer: PartPrinter, draft: PrintLayout,
         first, chapters, found = front.pages + 1, [], {}
         for part in draft.parts:
             printed = printer.print(part.name, draft.chapter(part, first))
-            found.update(_landed(part, printed, first))
+            found.update(_landed(printer, part, printed, first))
             chapters.append(printed)
             first += printed.pages
         if found == pages:
             return [front, *chapters], found
         pages = found
-    missing = [anchor for anchor, number in pages.items() if not number]
     raise PdfError(f"{printer.folder}: the page numbers of the contents did not settle after "
-                   f"{MAX_ROUNDS} rounds of prints" + (f" (no destination for {', '.join(missing)})"
-                                             if missing else ""))
+                   f"{MAX_ROUNDS} rounds of prints")
 
 
-def _landed(part: Part, printed: PartPrint, first: int) -> dict[str, int]:
-    """The page of the book each entry of `part` is on (0: nowhere)."""
+def _landed(printer: PartPrinter, part: Part, printed: PartPrint,
+            first: int) -> dict[str, int]:
+    """The page of the book each entry of `part` is on."""
     pages = {unquote(name): page for name, page in printed.destinations.items()}
-    return {entry.anchor: first - 1 + pages[entry.anchor] if entry.anchor in pages else 0
-            for entry in part.entries}
+    missing = [entry.anchor for entry in part.entries if entry.anchor not in pages]
+    if missing:   # its destinations block links to each: a bug of the print layout
+        raise PdfError(f"{printer.folder}: no page of {part.name} holds "
+                       f"{', '.join(missing)}, an entry of the contents")
+    return {entry.anchor: first - 1 + pages[entry.anchor] for entry in part.entries}
 
 
 # -- the stage ----------------------------------------------------------------------
