@@ -388,7 +388,7 @@ class Console:
 
     # -- pdf --------------------------------------------------------------------
     def pdf_written(self, result: PdfResult) -> None:
-        done = (f"{result.prints} of its {result.parts} parts printed, {result.seconds:.1f} s"
+        done = (f"{plural(result.prints, 'print')}, {result.parts} parts, {result.seconds:.1f} s"
                 if result.parts else "unchanged: nothing it is made from changed")
         self.say(f"pdf [{result.tab}]: {plural(result.pages, 'page')}, "
                  f"{plural(result.bookmarks, 'bookmark')}, {result.size / 1e6:.1f} MB ({done})")
