@@ -48,7 +48,7 @@ def named_destinations(document) -> Iterator[tuple[str, Any]]:
 
 
 @dataclass
-class _Book:
+class _Assembly:
     """The PDF being assembled, and what its catalogue will hold."""
     pdf: Any
     destinations: dict[str, Any] = field(default_factory=dict)
@@ -66,8 +66,10 @@ class _Book:
         refer to) once per part; a direct one is rebuilt around them."""
         import pikepdf
 
-        if not isinstance(obj, pikepdf.Object) or obj.is_indirect:
-            return self.pdf.copy_foreign(obj) if isinstance(obj, pikepdf.Object) else obj
+        if not isinstance(obj, pikepdf.Object):   # a number or a boolean, as Python's
+            return obj
+        if obj.is_indirect:
+            return self.pdf.copy_foreign(obj)
         if isinstance(obj, pikepdf.Array):
             return pikepdf.Array([self.copy(item) for item in obj])
         if isinstance(obj, pikepdf.Dictionary):
@@ -223,11 +225,11 @@ def assembled(parts: list[PartPrint]) -> Iterator:
     import pikepdf
 
     with contextlib.ExitStack() as stack:
-        book = _Book(stack.enter_context(pikepdf.new()))
+        assembly = _Assembly(stack.enter_context(pikepdf.new()))
         sources = [stack.enter_context(pikepdf.open(io.BytesIO(part.data))) for part in parts]
         for part, source in zip(parts, sources):
-            book.add(source, part.pages)
-        book.link_parts()
+            assembly.add(source, part.pages)
+        assembly.link_parts()
         if sources:
-            book.write_catalogue(sources[0])
-        yield book.pdf
+            assembly.write_catalogue(sources[0])
+        yield assembly.pdf
