@@ -520,7 +520,11 @@ def test_the_print_layout_renders_again_only_the_pages_that_changed(tmp_path, mo
         return layouts.print_layout(book, config, number_book(book), "pytorch", layout,
                                     datetime.date(2026, 11, 1))
 
+    stale = Layout(root).print_folder("pytorch") / "_images" / "an-earlier-output.png"
+    stale.parent.mkdir(parents=True)
+    stale.write_bytes(b"PNG")
     first = print_layout()
+    assert not stale.exists()   # no page shows it any more
     assert sorted(rendered) == ["autre/index", "autre/other", "chap/index", "chap/sec", "index"]
     assert first.targets == {"chap/index": {"fig_schema", "sec_one"}}   # from chapter 2
     again = print_layout()

@@ -185,6 +185,17 @@ def _bodies(entries: list[Entry], tab: str, base: PrintContext, layout: Layout,
     return bodies
 
 
+def _forget_unshown(folder: Path, bodies: dict[str, Markup]) -> None:
+    """Delete the images of earlier print layouts that no page shows any more (the folder
+    is kept from one print to the next)."""
+    shown = {name for body in bodies.values() for name in local_files(body)}
+    for path in folder.rglob("*"):
+        name = path.relative_to(folder).as_posix()
+        if path.is_file() and path.suffix != ".html" and name != STYLESHEET and \
+                not name.startswith("fonts/") and name not in shown:
+            path.unlink()
+
+
 def _usable(body, key: str, folder: Path) -> bool:
     """Whether `body`, read from the previous print layout, is whole and still right."""
     return isinstance(body, dict) and body.get("key") == key and \
@@ -243,6 +254,7 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
                                for e in part.entries}, online=online)
     bodies = _bodies(entries, tab, base, layout,
                      page_keys(config, book, numbers, (tab,), layout, pdfs={}))
+    _forget_unshown(folder, bodies)
     # The math font, beside the sheet.
     shutil.copytree(ASSETS / "fonts", folder / "fonts", dirs_exist_ok=True)
     stylesheet = light_stylesheet() + "\n" + (ASSETS / STYLESHEET).read_text(encoding="utf-8")
