@@ -117,6 +117,8 @@ def test_a_wide_figure_keeps_legible_on_a_phone_and_its_caption_is_a_paragraph(t
     assert long["captionAlign"] == "left" and long["captionRight"] <= PHONE["width"], long
     assert phone.page.evaluate("document.documentElement.scrollWidth") <= PHONE["width"]
     laptop = opened(visitor, site, LAPTOP)
+    # As on the phone: an image not loaded yet has no width (a rehearsal measured 0 once).
+    laptop.page.wait_for_function("[...document.images].every(i => i.complete)")
     long, short = laptop.page.evaluate(FIGURE_BOXES)
     assert long["imageWidth"] == 880 and not long["scrolls"], long   # it fits the column
     assert long["captionLines"] > 1.5 and long["captionAlign"] == "left", long
