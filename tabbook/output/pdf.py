@@ -26,7 +26,6 @@ import hashlib
 import io
 import json
 import os
-import re
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,7 +45,8 @@ from .bookmarks import outline_items, whole_titles
 from .chromium import full_temp_folder_reported, temp_room_error
 from .pdf_assembly import PartPrint, assembled, named_destinations
 from .print_fit import MARGINS, TEXT_WIDTH_PX, fit_to_page
-from .print_layout import DESTINATIONS, FRONT, Part, PrintLayout, local_files, print_layout
+from .print_layout import (DESTINATIONS, FRONT, Part, PrintLayout, local_files, plain_name,
+                           print_layout)
 from .site_inputs import book_files
 
 MAX_ROUNDS = 4
@@ -134,7 +134,7 @@ class PartPrinter:
         self.prints, self.used = 0, set()
 
     def print(self, name: str, html: str) -> PartPrint:
-        document = self.folder / (re.sub(r"[^\w-]", "-", name) + ".html")
+        document = self.folder / (plain_name(name) + ".html")
         key = self._key(html)
         self.used.add(key)
         pdf, meta = self.store / f"{key}.pdf", self.store / f"{key}.json"
@@ -275,7 +275,7 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     kept = {tab: _kept(layout.pdf(config.project.name, tab), layout.print_record(tab),
                        inputs[tab], tab) for tab in tabs}
     to_print = [tab for tab in tabs if kept[tab] is None]
-    workers = _workers(to_print)
+    workers = max(1, min(len(to_print), (os.cpu_count() or 1) + 1))
     results = []
     with full_temp_folder_reported(), \
             concurrent.futures.ThreadPoolExecutor(workers, "pdf") as pool:
@@ -293,19 +293,12 @@ def write_pdfs(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ..
     return results
 
 
-def _workers(to_print: list[str]) -> int:
-    """Threads printing `to_print`; Chromium is looked for first, before the print
-    layouts are rendered."""
-    if to_print:
-        _require_chromium()
-    return max(1, min(len(to_print), (os.cpu_count() or 1) + 1))
-
-
 def _print_tab(book: Book, config: Config, numbers: Numbers, tab: str, layout: Layout,
                inputs: str, today: datetime.date) -> PdfResult:
     """Print the book of `tab` with a Chromium of its own (Playwright's objects belong to
     the thread that made them), started only if a part has to be printed."""
     started = time.monotonic()
+    _require_chromium()   # said before the print layout is rendered, not after
     path, record_path = layout.pdf(config.project.name, tab), layout.print_record(tab)
     draft = print_layout(book, config, numbers, tab, layout, today)
     made_with = fingerprint(config.root, tool_files(), draft.stylesheet)

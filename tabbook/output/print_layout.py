@@ -109,8 +109,13 @@ class PrintContext(PageContext):
         return url
 
 
+def plain_name(name: str) -> str:
+    """`name` (a page's, a part's) with only letters, digits, "_" and "-": an id, a file."""
+    return re.sub(r"[^\w-]", "-", name)
+
+
 def page_anchor(section: Section) -> str:
-    return "page-" + re.sub(r"[^\w-]", "-", section.name)
+    return "page-" + plain_name(section.name)
 
 
 def contents(book: Book, numbers: Numbers, tab: str) -> list[Entry]:
@@ -169,10 +174,11 @@ def _bodies(entries: list[Entry], tab: str, base: PrintContext, layout: Layout,
         previous = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):   # none yet, or damaged: all rendered
         previous = {}
+    if not isinstance(previous, dict):
+        previous = {}
     bodies, kept = {}, {}
     for entry in entries:
-        key, body = keys[page_file(entry.section)], previous.get(entry.anchor) \
-            if isinstance(previous, dict) else None
+        key, body = keys[page_file(entry.section)], previous.get(entry.anchor)
         if not _usable(body, key, base.site):
             ctx = dataclasses.replace(base, targets={})
             html = _page_body(entry, tab, ctx, layout)
