@@ -11,8 +11,8 @@ import nbformat
 import pytest
 
 from tabbook.core import files
-from tabbook.core.files import (old_folder, read_notebook, remove, replace_folder, tool_files,
-                                write_if_changed, write_notebook_if_changed)
+from tabbook.core.files import (link_or_copy, old_folder, read_notebook, remove, replace_folder,
+                                tool_files, write_if_changed, write_notebook_if_changed)
 
 
 def folder_with(path: Path, contents: dict[str, str]) -> Path:
@@ -94,6 +94,19 @@ def test_a_failed_swap_leaves_the_folder_as_it_was(tmp_path):
         replace_folder(tmp_path / "missing", folder, "stamp")
     assert contents(folder) == {"index.html": "old"}
     assert not old_folder(folder).exists()
+
+
+def test_link_or_copy_links_on_one_disk_and_copies_where_it_cannot(tmp_path, monkeypatch):
+    source = folder_with(tmp_path, {"kept.html": "<p>page</p>"}) / "kept.html"
+    link_or_copy(source, tmp_path / "linked.html")
+    assert (tmp_path / "linked.html").samefile(source)
+    # Where the file system refuses (another disk: EXDEV), a copy of its own.
+    def refused(*args):
+        raise OSError(errno.EXDEV, "Invalid cross-device link")
+    monkeypatch.setattr(os, "link", refused)
+    link_or_copy(str(source), str(tmp_path / "copied.html"))
+    copied = tmp_path / "copied.html"
+    assert copied.read_text() == "<p>page</p>" and not copied.samefile(source)
 
 
 def test_remove_takes_a_symlink_not_its_target(tmp_path):

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import os
 import shutil
 from pathlib import Path
 
@@ -98,6 +99,16 @@ def _replace_files(new: Path, target: Path, last: str) -> None:
     for entry in sorted(new.iterdir(), key=lambda entry: entry.name == last):
         shutil.move(entry, target / entry.name)
     new.rmdir()
+
+
+def link_or_copy(source: Path | str, target: Path | str) -> None:
+    """Give `target` the bytes of `source`: a hard link where the file system allows it (a
+    kept page costs no copy), a copy elsewhere. Safe because no stage writes a file of a
+    folder being built in place: every file is written once, under a new name."""
+    try:
+        os.link(source, target)
+    except OSError:   # another disk, a file system without links
+        shutil.copyfile(source, target)
 
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:

@@ -23,7 +23,7 @@ from pygments.formatters import HtmlFormatter
 from ..bootstrap.errors import BookError
 from ..bootstrap.records import FINGERPRINT, read_record, tree_hashes, write_stamp
 from ..core.config import Config
-from ..core.files import old_folder, read_notebook, remove, replace_folder
+from ..core.files import link_or_copy, old_folder, read_notebook, remove, replace_folder
 from ..core.frameworks import framework
 from ..core.language import Language
 from .site_inputs import (INPUTS_STAMP, PAGES, kept_pages, page_file, page_keys,
@@ -316,13 +316,15 @@ def _write_shared_files(site: Site, final: Path, kept: dict[str, str], keys: dic
     (static / "fonts" / font_file_name(font)).write_bytes(font)
     (static / "book.css").write_text(_stylesheet(site, font_file_name(font)), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
-    for tab in site.tabs:   # downloadable notebooks, from the launch stage
+    # The downloadable notebooks of the launch stage and the PDFs of `build.py pdf`, linked:
+    # those stages replace their files by renames, never in place.
+    for tab in site.tabs:
         source = layout.launch / tab
         if source.is_dir():
-            shutil.copytree(source, staging / "notebooks" / tab)
-    for tab, site_path in site.pdfs.items():   # the PDFs that `build.py pdf` printed
+            shutil.copytree(source, staging / "notebooks" / tab, copy_function=link_or_copy)
+    for tab, site_path in site.pdfs.items():
         (staging / site_path).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy(layout.pdf(site.config.project.name, tab), staging / site_path)
+        link_or_copy(layout.pdf(site.config.project.name, tab), staging / site_path)
     _write_decks(site, decks, final, kept, keys)
     (staging / ".nojekyll").write_text("")   # GitHub Pages: serve _static and _images as is
     _copy_book_files(site.config, staging)

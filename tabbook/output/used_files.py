@@ -10,6 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+from ..core.files import link_or_copy
+
 LINKED_FILE = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
 """A file a page shows or links to by a relative URL."""
 SHOWN_FILE = re.compile(r'\bsrc="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
@@ -21,14 +23,13 @@ def copy_kept(path: str, previous: Path, staging: Path, used: re.Pattern = LINKE
     `staging`, with the files of `previous` that it uses (`used` finds their URLs) and
     that `staging` lacks."""
     source, root = previous / path, previous.resolve()
-    data = source.read_bytes()
     target = staging / path
     target.parent.mkdir(parents=True, exist_ok=True)
-    target.write_bytes(data)
-    for link in used.findall(data.decode("utf-8")):
+    link_or_copy(source, target)
+    for link in used.findall(source.read_text(encoding="utf-8")):
         file = (source.parent / link).resolve()
         if file.is_relative_to(root) and file.is_file():
             copied = staging / file.relative_to(root)
             if not copied.exists():
                 copied.parent.mkdir(parents=True, exist_ok=True)
-                copied.write_bytes(file.read_bytes())
+                link_or_copy(file, copied)
