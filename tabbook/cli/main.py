@@ -15,7 +15,6 @@ import sys
 import time
 import traceback
 from itertools import chain
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
@@ -24,7 +23,7 @@ from ..bootstrap.errors import BookError, machine_errors
 from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from ..core.layout import Layout
 from ..core.model import Book, SourceError
-from ..execution.evaluate import EvalOptions, evaluate, plan_eval
+from ..execution.evaluate import evaluate, plan_eval
 from ..execution.evaluate import requirements as eval_requirements
 from ..execution.gather import gather
 from ..features.registry import FEATURES
@@ -39,13 +38,12 @@ from ..output.serve import Rebuilt, serve
 from ..output.decks import book_decks, deck_book, write_decks
 from ..output.slides import write_slide_notebooks
 from ..source.check import check_book
-from ..source.numbering import Numbers, number_book
 from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
 from .console import Console
+from .state import Build, Step
 from .options import parse_command_line, pytest_arguments
-from .selection import (Selection, book_folder, eval_options, select,
-                        selected_tabs)
+from .selection import book_folder, eval_options, select, selected_tabs
 
 INTERRUPTED = 130
 """The status of a command stopped by Ctrl-C while its kernels ran."""
@@ -148,37 +146,6 @@ def _libraries_status(book: Book, config: Config, console: Console) -> int:
     return 1 if stale else 0
 
 
-@dataclass
-class Build:
-    """What the steps of a command share: the book, its config, the output layout, the
-    selection and options, the console."""
-    book: Book
-    config: Config
-    layout: Layout
-    selection: Selection
-    options: EvalOptions
-    console: Console
-    strict: bool
-    """Warnings are errors (--strict, or the book's warning_is_error)."""
-    out: Path | None = None
-    """--out: where to copy the launch notebooks or the site."""
-    split: bool = False
-    """The notebooks step ran (a book that is not executed needs it once)."""
-
-    @functools.cached_property
-    def numbers(self) -> Numbers:
-        """The book's numbers, computed once for the launch and HTML steps."""
-        return number_book(self.book)
-
-
-@dataclass(frozen=True)
-class Step:
-    """One step of a command: what it runs, and what its stage needs of config.ini (the
-    stage's `requirements`), which the command checks for all its steps before the first."""
-    run: Callable[[Build], int]
-    needs: Callable[[Build], list[str]] = lambda build: []
-
-
 def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]:
     """The command that checks the book and what its steps need, then runs `steps` under
     the build lock."""
@@ -192,7 +159,7 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
         build = Build(book, config, Layout(root, config.build.eval_notebook),
                       select(book, config, args),
                       eval_options(config, args), console, args.strict or config.build.strict,
-                      getattr(args, "out", None))
+                      getattr(args, "out", None), section_keys=sections.keys)
         # All that the later steps need too, before the first one does any work.
         needed = dict.fromkeys(problem for step in steps for problem in step.needs(build))
         if needed:
@@ -271,7 +238,7 @@ def run_notebooks(build: Build) -> int:
     selection = build.selection
     result = write_notebooks(selection.sections, selection.tabs, build.layout,
                              build.console.notebook_progress(len(selection.sections)),
-                             prune=not selection.partial)
+                             prune=not selection.partial, split=build.split_notebook)
     build.console.notebooks_written(result, build.layout.shown(build.layout.split),
                                     time.monotonic() - started)
     build.split = True
@@ -305,7 +272,7 @@ def execute(build: Build) -> int:
     """Execute the selected notebooks (the cached ones are not run), report, judge."""
     started, console, options = time.monotonic(), build.console, build.options
     plan = plan_eval(build.layout, build.config, build.selection.pairs(), options,
-                     full=not build.selection.partial)
+                     full=not build.selection.partial, split=build.split_notebook)
     console.eval_plan(plan)
     try:
         result = evaluate(build.layout, build.config, plan, options, console.execution_event)

@@ -25,7 +25,7 @@ from pathlib import Path
 
 from ..bootstrap.environments import CHROMIUM, ENVS_DIR, STAMP, TOOL_ROOT
 from ..bootstrap.records import file_hash, read_record, write_record
-from ..core.layout import BUILD_DIR, PARSED_SECTIONS
+from ..core.layout import BUILD_DIR, PARSED_SECTIONS, SPLIT_NOTEBOOKS
 from .options import parse_command_line
 
 BUILDING_COMMANDS = {None, "html", "pdf", "launch", "slides", "notebooks", "lib", "eval"}
@@ -113,9 +113,11 @@ def inputs(folder: Path) -> list[str]:
 
 def outputs(folder: Path) -> list[str]:
     """The files of `_build`, its published site too if it is a link; not the stamps, nor
-    the section cache, whose entries are taken by key only (a failed command refreshes
-    them, and its sources put back are still those of the last success)."""
-    return [file for file in _files(str(folder / BUILD_DIR), skip={STAMPS, PARSED_SECTIONS},
+    the section cache and the split notebooks, whose entries are taken by key only (a
+    failed command refreshes them, and its sources put back are still those of the last
+    success)."""
+    return [file for file in _files(str(folder / BUILD_DIR),
+                                    skip={STAMPS, PARSED_SECTIONS, SPLIT_NOTEBOOKS},
                                     links=True)
             if os.path.basename(file) != ".lock"]
 

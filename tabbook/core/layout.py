@@ -15,6 +15,9 @@ BUILD_DIR = "_build"
 FROZEN_DIR = "frozen"
 PARSED_SECTIONS = "parsed-sections"
 """The folder of `_build` holding the section cache (`source/section_cache.py`)."""
+SPLIT_NOTEBOOKS = "split-notebooks"
+"""The folder of `_build` holding the split notebooks kept by section key
+(`notebooks/split_store.py`)."""
 
 
 @dataclass(frozen=True)
@@ -82,6 +85,10 @@ class Layout:
         """A source file's parsed Section and its own problems (`source/section_cache.py`);
         `relative` to the source folder."""
         return self.build / PARSED_SECTIONS / relative.with_suffix(".pickle")
+
+    def kept_split(self, tab: str, section: Section) -> Path:
+        """`section`'s split notebook for `tab`, kept under its key (`notebooks/split_store.py`)."""
+        return self.build / SPLIT_NOTEBOOKS / tab / section.path.with_suffix(".pickle")
 
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""

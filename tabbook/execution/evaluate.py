@@ -17,6 +17,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Callable, Mapping
 
+import nbformat
+
 from ..bootstrap.errors import BookError
 from ..core.config import CONFIG_FILE, Config
 from ..core.layout import Layout
@@ -174,13 +176,15 @@ def requirements(config: Config, tabs: tuple[str, ...]) -> list[str]:
 
 
 def plan_eval(layout: Layout, config: Config, pairs: list[tuple[Section, str]],
-              options: EvalOptions, full: bool) -> EvalPlan:
+              options: EvalOptions, full: bool,
+              split: Callable[[Section, str], nbformat.NotebookNode] = split_section) -> EvalPlan:
     """Decide what eval does with the (section, tab) `pairs`, in book order. `full`: the
-    pairs are the whole book for their tabs (no --only, no --gpu-only)."""
+    pairs are the whole book for their tabs (no --only, no --gpu-only); `split` makes a
+    pair's notebook (`split_store.SplitStore.notebook` takes the kept ones)."""
     gpus = detect_gpus()
     sections = list({id(section): section for section, _ in pairs}.values())
     fewer = gpu_policy(sections, gpus, options.require_gpu)
-    tasks = [Task(section, tab, split_section(section, tab)) for section, tab in pairs]
+    tasks = [Task(section, tab, split(section, tab)) for section, tab in pairs]
     cut = None
     if options.shard:
         tasks, cut = shard_tasks(layout, tasks, options.shard)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import collections
 import hashlib
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -148,8 +149,11 @@ class SplitResult:
 
 
 def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
-                    layout: Layout, progress=None, prune: bool = False) -> SplitResult:
-    """Write the notebooks of `sections` for `tabs` where `layout` puts them.
+                    layout: Layout, progress=None, prune: bool = False,
+                    split: Callable[[Section, str], nbformat.NotebookNode] = split_section
+                    ) -> SplitResult:
+    """Write the notebooks of `sections` for `tabs` where `layout` puts them; `split`
+    makes them (`split_section` by default; the kept ones: `split_store`).
 
     With `prune`, notebooks of sections or tabs that no longer exist are removed.
     """
@@ -162,7 +166,7 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
                 result.missing_tabs.append((section, tab))
                 continue
             path = layout.notebook(tab, section)
-            changed = write_notebook_if_changed(path, split_section(section, tab))
+            changed = write_notebook_if_changed(path, split(section, tab))
             (result.written if changed else result.unchanged).append(path)
             made.append(tab)
         if progress:

@@ -7,29 +7,35 @@ without them.
 """
 from __future__ import annotations
 
+import posixpath
 import re
 from pathlib import Path
 
 from ..core.files import link_or_copy
 
-LINKED_FILE = re.compile(r'(?:src|href)="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
+# Both start with the literal `="`, which `re` searches fast (12 times faster on a page
+# than the same patterns written `src="…`), then look behind for the attribute's name.
+LINKED_FILE = re.compile(r'="(?:(?<=src=")|(?<=href="))(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
 """A file a page shows or links to by a relative URL."""
-SHOWN_FILE = re.compile(r'\bsrc="(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
+SHOWN_FILE = re.compile(r'="(?<=\bsrc=")(?![a-z][a-z0-9+.-]*:)([^"#?]+)"')
 """A file a page shows by a relative URL (an image, a script)."""
 
 
 def copy_kept(path: str, previous: Path, staging: Path, used: re.Pattern = LINKED_FILE) -> None:
-    """Copy the file at `path` (relative to the site folders) from the `previous` site into
-    `staging`, with the files of `previous` that it uses (`used` finds their URLs) and
-    that `staging` lacks."""
-    source, root = previous / path, previous.resolve()
+    """Give `staging` the file at `path` (relative to the site folders) of the `previous`
+    site, with the files of `previous` that it uses (`used` finds their URLs) and that
+    `staging` lacks."""
     target = staging / path
     target.parent.mkdir(parents=True, exist_ok=True)
-    link_or_copy(source, target)
-    for link in used.findall(source.read_text(encoding="utf-8")):
-        file = (source.parent / link).resolve()
-        if file.is_relative_to(root) and file.is_file():
-            copied = staging / file.relative_to(root)
-            if not copied.exists():
-                copied.parent.mkdir(parents=True, exist_ok=True)
-                link_or_copy(file, copied)
+    link_or_copy(previous / path, target)
+    folder = posixpath.dirname(path)
+    for link in used.findall((previous / path).read_text(encoding="utf-8")):
+        # A URL the site's own pages wrote: no symbolic link under it, so names alone
+        # tell where it points (no path resolved per URL, which cost a tenth of a second).
+        name = posixpath.normpath(posixpath.join(folder, link))
+        copied = staging / name
+        outside = name == ".." or name.startswith(("../", "/"))
+        if outside or copied.exists() or not (previous / name).is_file():
+            continue
+        copied.parent.mkdir(parents=True, exist_ok=True)
+        link_or_copy(previous / name, copied)

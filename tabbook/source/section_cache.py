@@ -59,6 +59,9 @@ class SectionCache:
         read_config = (config.build.tabs, config.build.default_tab, sorted(config.library.tabs))
         self.common = fingerprint(PACKAGE.parent, tool_files(), sys.version, repr(read_config))
         self.checks: dict[str, SectionCheck] = {}
+        self.keys: dict[str, str] = {}
+        """The key of each file read, by display path: its section's split notebooks are
+        kept under it (`notebooks/split_store.py`)."""
         self.unsaved: dict[Path, bytes] = {}
         """Entries made by this command, written by `save`."""
         self.prefill(prefill)
@@ -73,6 +76,7 @@ class SectionCache:
             self.unsaved[path] = _pickled(source.key, self._made(source))
             found = _load(self.unsaved[path], source.key)
         section, problems, self.checks[source.display] = found
+        self.keys[source.display] = source.key
         return section, problems
 
     def prefill(self, files: Iterable[Path]) -> None:
