@@ -10,24 +10,26 @@ import sys
 import time
 from pathlib import Path
 from collections.abc import Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ..core.layout import Layout
 from ..core.model import Problem, Section
-from ..execution.evaluate import EvalPlan, EvalResult, ShardCut
-from ..execution.frozen import FreezeResult
-from ..execution.gather import GatherResult
-from ..execution.kernels import Gpu
 from ..execution.provenance import frozen_origin
 from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
 from ..execution.tasks import Event, Execution, Finished, Leftovers, Running, Started, Status
-from ..features.extension import Feature
-from ..notebooks.split import SplitResult
-from ..output.launch import LaunchResult
-from ..output.pdf import PdfResult
-from ..output.render import RenderResult
-from ..output.slides import SlidesResult
-from ..output.serve import Rebuilt
+
+if TYPE_CHECKING:   # stages' results named in signatures only: `check` loads no stage
+    from ..execution.evaluate import EvalPlan, EvalResult, ShardCut
+    from ..execution.frozen import FreezeResult
+    from ..execution.gather import GatherResult
+    from ..execution.kernels import Gpu
+    from ..features.extension import Feature
+    from ..notebooks.split import SplitResult
+    from ..output.launch import LaunchResult
+    from ..output.pdf import PdfResult
+    from ..output.render import RenderResult
+    from ..output.slides import SlidesResult
+    from ..output.serve import Rebuilt
 
 SUMMARY = {Status.CACHED: "cached", Status.FROZEN: "frozen", Status.NO_CODE: "no code",
            Status.FAILED: "FAILED", Status.INTERRUPTED: "interrupted",
@@ -102,8 +104,7 @@ class Console:
 
     def feature_findings(self, feature: Feature, problems: list[Problem],
                          notes: Sequence[Problem], strict: bool, report: str) -> None:
-        """What a feature's roles cannot show of the executed notebooks, at their .md
-        line, counted in its words (`counted`); what it notes, counted (`noted`)."""
+        """What a feature's roles cannot show, counted in its words; what it notes."""
         self._eval_problems(problems, strict, *feature.counted)
         if notes:
             what, about, why = feature.noted
@@ -180,8 +181,7 @@ class Console:
 
     # -- eval -------------------------------------------------------------------
     def not_executed(self, forced: bool | None = None) -> None:
-        """A book with d2lbook's ``eval_notebook = False``; `forced`: said to `build.py
-        eval`, which executes it only with --force."""
+        """A book with ``eval_notebook = False``; `forced`: said to `eval` (True: --force)."""
         line = "eval: eval_notebook = False in config.ini: notebooks are not executed"
         if forced is None:
             self.say(line)

@@ -31,7 +31,6 @@ from ..notebooks.library import library_tag, library_version, stale_libraries, w
 from ..notebooks.split import write_notebooks
 from ..output.launch import copy_tree, write_launch_notebooks
 from ..output.launch import requirements as launch_requirements
-from ..output.pdf import write_pdfs
 from ..output.render import render_site
 from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
@@ -320,6 +319,7 @@ def run_html(build: Build) -> int:
 
 
 def run_pdf(build: Build) -> int:
+    from ..output.pdf import write_pdfs   # pikepdf: loaded by the commands that print only
     ensure_chromium()
     started = time.monotonic()
     results = write_pdfs(build.book, build.config, build.numbers, build.selection.tabs,
