@@ -107,6 +107,12 @@ def test_link_or_copy_links_on_one_disk_and_copies_where_it_cannot(tmp_path, mon
     link_or_copy(str(source), str(tmp_path / "copied.html"))
     copied = tmp_path / "copied.html"
     assert copied.read_text() == "<p>page</p>" and not copied.samefile(source)
+    # A target already there is an error, never written through (it may be a link).
+    monkeypatch.undo()
+    source.write_text("<p>edited</p>")
+    with pytest.raises(FileExistsError):
+        link_or_copy(source, copied)
+    assert copied.read_text() == "<p>page</p>"
 
 
 def test_remove_takes_a_symlink_not_its_target(tmp_path):

@@ -37,6 +37,9 @@ def write_if_changed(path: Path, text: str) -> bool:
 # Why a folder cannot be swapped with renames: it is a mount point (EBUSY), or on another
 # disk than the new one (EXDEV: a symlink's target elsewhere).
 NOT_RENAMED = {errno.EBUSY, errno.EXDEV}
+# Why a file cannot be hard-linked: another disk, a file system without links, too many
+# links, or the kernel's protected_hardlinks.
+NOT_LINKED = {errno.EXDEV, errno.EOPNOTSUPP, errno.EMLINK, errno.EPERM}
 
 
 def remove(path: Path) -> None:
@@ -107,7 +110,9 @@ def link_or_copy(source: Path | str, target: Path | str) -> None:
     folder being built in place: every file is written once, under a new name."""
     try:
         os.link(source, target)
-    except OSError:   # another disk, a file system without links
+    except OSError as err:   # anything else (a target already there) is not copied over
+        if err.errno not in NOT_LINKED:
+            raise
         shutil.copyfile(source, target)
 
 
