@@ -106,9 +106,10 @@ def copy_repository(target: Path, executed: bool = False) -> Path:
 def _compiled_build_system() -> None:
     """Byte-compile this repository's `tabbook` once per test process (compileall skips
     what is current). A shell with PYTHONDONTWRITEBYTECODE=1 compiles the whole package at
-    every `build.py` otherwise: ~0.15 s each, for hundreds of runs."""
-    if not compileall.compile_dir(REPO / "tabbook", quiet=1):
-        raise RuntimeError(f"{REPO / 'tabbook'} does not compile")
+    every `build.py` otherwise: ~0.15 s each, for hundreds of runs. Only a saving: what
+    cannot be written (a read-only checkout) is compiled by each run, and a source that
+    does not compile fails the tests that import it."""
+    compileall.compile_dir(REPO / "tabbook", quiet=2)
 
 
 def copy_build_system(target: Path) -> None:
