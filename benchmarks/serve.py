@@ -1,5 +1,6 @@
 """Benchmark of the live preview (`build.py serve`): from saving a section to its new
-text visible in the open page of Debian's Chromium (bar: a prose edit ≤ 2 s).
+text visible in the open page of Debian's Chromium (goal of issue 42: a prose edit visible
+after 1 s or less, the median of the edits; bar: none over 2 s).
 
 Run by hand: `.envs/tools/bin/python benchmarks/serve.py [--edits N]`. It works on a copy
 of the repository with this checkout's executed notebooks and cache (so the first build
@@ -28,7 +29,10 @@ from test_serve import Server  # noqa: E402  (the tests' runner of build.py serv
 TABS = ("pytorch", "mxnet", "tensorflow")
 SECTION = "chapter_gpu/use-gpu"
 CELL = "X = torch.ones(2, 3, device=try_gpu())"
+GOAL = 1.0
+"""Seconds for the median prose edit."""
 BAR = 2.0
+"""Seconds for every prose edit."""
 
 
 def timed_edit(server: Server, page, path: Path, old: str, new: str, shown: str,
@@ -85,10 +89,10 @@ def main() -> int:
     for kind, visible, rebuild in rows:
         print(f"{kind:<14}{visible:>13.2f} s{rebuild:>8.2f} s")
     prose = [visible for kind, visible, _ in rows if kind == "prose"]
-    verdict = "within" if max(prose) <= BAR else "OVER"
-    print(f"\nprose edit → visible: median {statistics.median(prose):.2f} s, max "
-          f"{max(prose):.2f} s ({verdict} the {BAR:.0f} s bar)")
-    return 0 if max(prose) <= BAR else 1
+    median, met = statistics.median(prose), statistics.median(prose) <= GOAL and max(prose) <= BAR
+    print(f"\nprose edit → visible: median {median:.2f} s (goal {GOAL:.0f} s), max "
+          f"{max(prose):.2f} s (bar {BAR:.0f} s): {'met' if met else 'MISSED'}")
+    return 0 if met else 1
 
 
 if __name__ == "__main__":

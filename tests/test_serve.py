@@ -3,6 +3,7 @@ open in Debian's Chromium that follow the edits of the sources by themselves."""
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import queue
 import re
@@ -102,6 +103,16 @@ class Server:
         raise AssertionError(f"no line matching {pattern!r} in:\n"
                              + "".join(self.stdout) + "".join(self.stderr))
 
+    def settle(self, quiet: float = 2.0) -> None:
+        """Once it rebuilds nothing: its lock free and nothing printed for `quiet` seconds
+        (what it printed before is not waited for)."""
+        while True:
+            try:
+                self.lines.get(timeout=quiet)
+            except queue.Empty:
+                if lock_is_free(self.root):
+                    return
+
     def get(self, path: str) -> tuple[int, str]:
         try:
             with urllib.request.urlopen(self.url + path, timeout=10) as response:
@@ -176,6 +187,49 @@ def test_a_prose_edit_shows_in_the_open_page_at_the_same_place(served, visitor):
     assert not browse.errors and not browse.outside
     edit(served.root, section_text())
     page.wait_for_selector("text=Le texte de départ.", timeout=30_000)
+
+
+def events_of(server: Server) -> queue.Queue:
+    """The states the preview sends to an open page, as its event stream receives them."""
+    found: queue.Queue[dict] = queue.Queue()
+
+    def read() -> None:
+        with urllib.request.urlopen(server.url + "__reload", timeout=120) as stream:
+            for line in stream:
+                if line.startswith(b"data: "):
+                    found.put(json.loads(line[len(b"data: "):]))
+
+    threading.Thread(target=read, daemon=True).start()
+    return found
+
+
+def generations(states: queue.Queue) -> list[int]:
+    """The generations received so far."""
+    received = []
+    while not states.empty():
+        received.append(states.get_nowait()["generation"])
+    return received
+
+
+@pytest.mark.kernels
+def test_a_prose_edit_is_drafted_first_and_reloads_the_open_pages_once(served):
+    served.settle()   # the rebuild after another test's last edit
+    states = events_of(served)
+    generation = states.get(timeout=10)["generation"]
+    edit(served.root, section_text(prose="Une phrase montrée en brouillon."))
+    # The page drafted, then the whole site rebuilt: it made the same page, so the open
+    # pages, reloaded once for the draft, are not reloaded again.
+    served.wait_for(r"serve: rebuilt in [\d.]+ s, edited page shown after [\d.]+ s — ")
+    assert "Une phrase montrée en brouillon." in served.get("chap/sec.html")[1]
+    assert generations(states) == [generation + 1]
+    # Code edited: its outputs must come from a run, so the page waits for the rebuild.
+    edit(served.root, section_text(prose="Une phrase montrée en brouillon.",
+                                   code="print(6 * 8)"))
+    served.wait_for(r"serve: rebuilt in [\d.]+ s — ")
+    assert "48" in served.get("chap/sec.html")[1]
+    assert generations(states) == [generation + 2]
+    edit(served.root, section_text())
+    served.wait_for(r"serve: rebuilt in ")
 
 
 @pytest.mark.kernels

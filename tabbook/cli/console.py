@@ -365,20 +365,20 @@ class Console:
         self.say(f"html: {result.pages} pages in {site}/ ({frameworks}), {done}, "
                  f"{seconds:.1f} s — open {site}/index.html")
 
-
     # -- serve ------------------------------------------------------------------
     def serving(self, url: str, site: str, watched: list[str]) -> None:
         self.say(f"serve: {url} serves {site}/, rebuilt and reloaded when "
                  f"{', '.join(watched)} change (Ctrl-C stops)")
 
     def rebuilding(self, changed: list[str]) -> None:
-        shown = ", ".join(changed[:3]) + (f" and {len(changed) - 3} more" if len(changed) > 3
-                                          else "")
-        self.say(f"serve: {shown} changed, rebuilding...")
+        more = f" and {len(changed) - 3} more" if len(changed) > 3 else ""
+        self.say(f"serve: {', '.join(changed[:3])}{more} changed, rebuilding...")
 
     def rebuilt(self, rebuilt: Rebuilt, url: str) -> None:
         if rebuilt.ok:
-            self.say(f"serve: rebuilt in {rebuilt.seconds:.1f} s — {url}")
+            drafted = "" if rebuilt.drafted is None else \
+                f", edited page shown after {rebuilt.drafted:.1f} s"
+            self.say(f"serve: rebuilt in {rebuilt.seconds:.1f} s{drafted} — {url}")
         else:
             self.warn(f"serve: the rebuild failed ({rebuilt.seconds:.1f} s): the open pages "
                       "show the problems above until a rebuild succeeds")

@@ -6,8 +6,6 @@ that fails; a step hands what its stage returns to the console, which alone prin
 from __future__ import annotations
 
 import argparse
-import contextlib
-import fcntl
 import functools
 import os
 import subprocess
@@ -36,12 +34,10 @@ from ..output.render import requirements as site_requirements
 from ..output.serve import Rebuilt, serve
 from ..output.decks import book_decks, deck_book, write_decks
 from ..output.slides import write_slide_notebooks
-from ..source.check import check_book
-from ..source.parse import parse_book, source_files
-from ..source.section_cache import SectionCache
 from .console import Console
-from .state import Build, Step
+from .state import Build, Step, build_lock, load_checked_book
 from .options import parse_command_line, pytest_arguments
+from .preview import draft
 from .selection import book_folder, eval_options, select, selected_tabs
 
 INTERRUPTED = 130
@@ -95,24 +91,6 @@ def command_gather(args: argparse.Namespace, root: Path, console: Console) -> in
         result = gather(layout, [folder.resolve() for folder in args.tasks], summary)
     console.gathered(result, layout)
     return 0
-
-
-def load_checked_book(root: Path, strict: bool, console: Console,
-                      save: bool = True) -> tuple | None:
-    """Parse and check the whole book; print the problems, None if any stops the build.
-    Without `save`, the parsed sections are left for the caller to save under the lock."""
-    config = load_config(root)
-    strict = strict or config.build.strict
-    sections = SectionCache(config, Layout(root), prefill=source_files(config))
-    book, problems = parse_book(config, sections.read)
-    problems = sorted({*problems, *check_book(book, config, sections.checks),
-                       *config.warnings})
-    console.problems(problems, strict)
-    if save:
-        sections.save()   # in a book built already: a check makes no _build
-    if any(strict or not p.warning for p in problems):
-        return None
-    return config, book, sections
 
 
 def command_check(args: argparse.Namespace, root: Path, console: Console) -> int:
@@ -185,8 +163,11 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
     watched = [p for p in dict.fromkeys(watched)
                if p.exists() and not any(p != q and p.is_relative_to(q) for q in watched)]
 
-    def rebuild(changed: list[Path]) -> Rebuilt:
+    def rebuild(changed: list[Path], show_draft: Callable[[], None] | None) -> Rebuilt:
         started = time.monotonic()
+        drafted = draft(root, args.tab, args.strict, changed, console) if show_draft else None
+        if drafted:   # the edited pages first, then the whole site
+            show_draft()
         # The first build shows its progress; then only problems are printed.
         shown = console.recording(progress=not changed)
         status = reporting(lambda: building(*SITE_STEPS)(args, root, shown), shown)
@@ -194,8 +175,10 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
             raise KeyboardInterrupt
         if status:
             return Rebuilt(None, tuple(shown.recorded or ["the build failed"]),
-                           time.monotonic() - started)
-        return Rebuilt(served_site(root, args.tab), (), time.monotonic() - started)
+                           time.monotonic() - started, drafted and drafted.seconds)
+        site = served_site(root, args.tab)
+        return Rebuilt(site, (), time.monotonic() - started, drafted and drafted.seconds,
+                       reload=not drafted or drafted.outdated_by(site))
 
     try:
         serve(layout, args.port, served_site(root, args.tab), watched, rebuild, console,
@@ -211,19 +194,6 @@ def served_site(root: Path, tabs: list[str] | None) -> Path:
     """The site folder `build.py html` makes for `tabs` (config.ini may have changed)."""
     config = load_config(root)
     return Layout(root).site(selected_tabs(config, tabs), config.build.tabs)
-
-
-@contextlib.contextmanager
-def build_lock(layout: Layout, console: Console):
-    """One build at a time in a folder: a second one waits for the first."""
-    layout.lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(layout.lock, "w") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            console.waiting_for_lock()
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        yield
 
 
 # -- steps ---------------------------------------------------------------------------

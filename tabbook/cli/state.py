@@ -1,7 +1,11 @@
 """What the steps of a command share (`Build`), and what a step is (`Step`): the
-commands of `cli/main.py` are sequences of steps over one `Build`."""
+commands of `cli/main.py` are sequences of steps over one `Build`; what every command
+starts with (the book read and checked, `load_checked_book`) and builds under (the build
+lock, `build_lock`)."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -10,11 +14,14 @@ from typing import Callable
 
 import nbformat
 
-from ..core.config import Config
+from ..core.config import Config, load_config
 from ..core.layout import Layout
 from ..core.model import Book, Section
 from ..execution.evaluate import EvalOptions
 from ..notebooks.split_store import SplitStore
+from ..source.check import check_book
+from ..source.parse import parse_book, source_files
+from ..source.section_cache import SectionCache
 from ..source.numbering import Numbers, number_book
 from .console import Console
 from .selection import Selection
@@ -56,3 +63,34 @@ class Step:
     stage's `requirements`), which the command checks for all its steps before the first."""
     run: Callable[[Build], int]
     needs: Callable[[Build], list[str]] = lambda build: []
+
+
+def load_checked_book(root: Path, strict: bool, console: Console,
+                      save: bool = True) -> tuple | None:
+    """Parse and check the whole book; print the problems, None if any stops the build.
+    Without `save`, the parsed sections are left for the caller to save under the lock."""
+    config = load_config(root)
+    strict = strict or config.build.strict
+    sections = SectionCache(config, Layout(root), prefill=source_files(config))
+    book, problems = parse_book(config, sections.read)
+    problems = sorted({*problems, *check_book(book, config, sections.checks),
+                       *config.warnings})
+    console.problems(problems, strict)
+    if save:
+        sections.save()   # in a book built already: a check makes no _build
+    if any(strict or not p.warning for p in problems):
+        return None
+    return config, book, sections
+
+
+@contextlib.contextmanager
+def build_lock(layout: Layout, console: Console):
+    """One build at a time in a folder: a second one waits for the first."""
+    layout.lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(layout.lock, "w") as handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            console.waiting_for_lock()
+            fcntl.flock(handle, fcntl.LOCK_EX)
+        yield

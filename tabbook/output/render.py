@@ -195,7 +195,8 @@ def render_reference_page(site: Site, pages: list[Section], position: int) -> st
         previous=pages[position - 1] if position > 0 else None, following=None)
 
 
-def _render(site: Site, pages: list[Section], position: int) -> str:
+def render_site_page(site: Site, pages: list[Section], position: int) -> str:
+    """The HTML of `pages[position]`, a page of the site or its package reference."""
     if pages[position] is site.reference:
         return render_reference_page(site, pages, position)
     return render_page(site, pages, position)
@@ -260,9 +261,8 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     if site_kept(final, record, inputs):   # its pages counted as a render counts them
         return RenderResult(final, len(book.pages()) + (reference is not None), rendered=False)
     try:
-        site = Site(config, book, numbers, tabs, staging, layout,
-                    package=package(book, config, tabs), reference=reference)
-        keys = _write_site(site, final, kept_pages(final, record), progress)
+        site, decks = prepared_site(book, config, numbers, tabs, layout, staging)
+        keys = _write_site(site, decks, final, kept_pages(final, record), progress)
         write_stamp(staging / INPUTS_STAMP, inputs, files=tree_hashes(staging), **{PAGES: keys})
         # Published only now: a failure above leaves the previous site intact.
         replace_folder(staging, final, last=INPUTS_STAMP)
@@ -274,14 +274,23 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     return RenderResult(final, len(site.pages()))
 
 
-def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict[str, str]:
+def prepared_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, ...],
+                  layout: Layout, folder: Path) -> tuple[Site, list[Deck]]:
+    """What the pages written into `folder` share: the PDFs they offer, the package
+    reference, the slide decks they link to (returned, made only when written)."""
+    site = Site(config, book, numbers, tabs, folder, layout, package=package(book, config, tabs),
+                reference=reference_section(config, book, tabs))
+    site.pdfs = {tab: published_pdf(path) for tab in tabs
+                 if (path := layout.pdf(config.project.name, tab)).is_file()}
+    return site, _decks(site)
+
+
+def _write_site(site: Site, decks: list[Deck], final: Path, kept: dict[str, str],
+                progress) -> dict[str, str]:
     """Write the whole site into `site.folder`, which will replace `final` in _build: the
     pages whose key is in `kept` are copied from there. Return each page's key."""
     layout, tabs, staging = site.layout, site.tabs, site.folder
     staging.mkdir(parents=True)
-    site.pdfs = {tab: published_pdf(path) for tab in tabs
-                 if (path := layout.pdf(site.config.project.name, tab)).is_file()}
-    decks = _decks(site)
     keys = page_keys(site.config, site.book, site.numbers, tabs, layout, site.pdfs,
                      repr(site.package), site.reference, site.decks)
     pages = site.pages()
@@ -292,7 +301,8 @@ def _write_site(site: Site, final: Path, kept: dict[str, str], progress) -> dict
         if kept.get(name) == keys[name]:
             copy_kept(name, final, staging, used=SHOWN_FILE)
         else:
-            (staging / name).write_text(_render(site, pages, position), encoding="utf-8")
+            (staging / name).write_text(render_site_page(site, pages, position),
+                                         encoding="utf-8")
         if progress:
             progress(position + 1, len(pages), section, time.monotonic() - started)
     (staging / "search.html").write_text(_search_page(site, final.name), encoding="utf-8")

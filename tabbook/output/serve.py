@@ -5,13 +5,17 @@ The server serves the site folder as it is on disk, and adds to every HTML page
 it sends (never to the files, which get published) a small script that listens
 to ``/__reload`` (Server-Sent Events): after a successful rebuild the page
 reloads, keeping its scroll position; after a failed one it shows the located
-problems, as the console printed them, until a rebuild succeeds.
+problems, as the console printed them, until a rebuild succeeds. A prose edit
+reloads it sooner, once the caller has drafted the edited page (`show_draft`),
+and the rebuild that follows reloads it again only if it changed something else.
 
-Rebuilding is the caller's (cli.py runs the usual steps, under the build lock,
-only while it rebuilds); this module prints nothing: it tells `events`.
+Rebuilding is the caller's (cli/main.py runs the usual steps, under the build lock,
+only while it rebuilds; cli/preview.py drafts); this module prints nothing: it
+tells `events`.
 """
 from __future__ import annotations
 
+import contextlib
 import html
 import http.server
 import json
@@ -38,6 +42,8 @@ SCRIPT = Path(__file__).parent / "assets" / "preview.js"
 MAX_PORT = 65535
 KEEPALIVE_SECONDS = 15.0
 """How often an idle event stream is written to (and a closed one noticed)."""
+DRAFT_WAIT = 1.0
+"""How long the rebuild after a draft waits for an open page to reload (seconds)."""
 
 
 
@@ -63,6 +69,10 @@ class Rebuilt:
     errors: tuple[str, ...]
     """What the console printed on stderr, when the rebuild failed; empty when it succeeded."""
     seconds: float
+    drafted: float | None = None
+    """When the edited pages were drafted (`cli/preview.py`): seconds after the start."""
+    reload: bool = True
+    """Whether the open pages reload: not when they show the drafts of what was rebuilt."""
 
     @property
     def ok(self) -> bool:
@@ -89,15 +99,46 @@ class Preview:
         self.generation = 0
         self.errors: tuple[str, ...] = ()
         self.closed = False
+        self.following = 0
+        """The event streams open (one per open page; a closed page's until written to)."""
+        self.followed = 0
+        """The event streams opened so far."""
 
     def state(self) -> dict:
         with self._condition:
             return {"generation": self.generation, "errors": list(self.errors)}
 
+    def show_draft(self) -> None:
+        """The served site holds drafts of edited pages: open pages reload. Returns once
+        one of them follows again (its script runs after its page and style sheet are
+        fetched), or after DRAFT_WAIT: the rebuild that comes next holds the interpreter,
+        which would slow the server's answers to the browser down."""
+        with self._condition:
+            self.generation += 1
+            self._condition.notify_all()
+            if self.following:
+                followed = self.followed
+                self._condition.wait_for(lambda: self.followed > followed or self.closed,
+                                         DRAFT_WAIT)
+
+    @contextlib.contextmanager
+    def followed_by_a_page(self) -> Iterator[None]:
+        """An event stream open while in the ``with``."""
+        with self._condition:
+            self.following += 1
+            self.followed += 1
+            self._condition.notify_all()
+        try:
+            yield
+        finally:
+            with self._condition:
+                self.following -= 1
+
     def publish(self, rebuilt: Rebuilt) -> None:
         with self._condition:
             if rebuilt.ok:
-                self.generation += 1
+                if rebuilt.reload:
+                    self.generation += 1
                 self.site = rebuilt.site
             self.errors = rebuilt.errors
             self._condition.notify_all()
@@ -190,12 +231,13 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.send_header("Content-Type", "text/event-stream")
         self.end_headers()
         state = None
-        while (state := self.server.preview.wait(state, KEEPALIVE_SECONDS)) is not None:
-            try:
-                self.wfile.write(f"data: {json.dumps(state)}\n\n".encode())
-                self.wfile.flush()
-            except OSError:   # the page was closed or left
-                return
+        with self.server.preview.followed_by_a_page():
+            while (state := self.server.preview.wait(state, KEEPALIVE_SECONDS)) is not None:
+                try:
+                    self.wfile.write(f"data: {json.dumps(state)}\n\n".encode())
+                    self.wfile.flush()
+                except OSError:   # the page was closed or left
+                    return
 
 
 def watch(watched: list[Path], ignored: list[Path], stop: threading.Event) -> queue.Queue:
@@ -241,9 +283,11 @@ def batches(found: queue.Queue, stop: threading.Event) -> Iterator[list[Path]]:
 
 
 def serve(layout: Layout, port: int, site: Path, watched: list[Path],
-          rebuild: Callable[[list[Path]], Rebuilt], events: Events, language: Language) -> None:
+          rebuild: Callable[[list[Path], Callable[[], None] | None], Rebuilt],
+          events: Events, language: Language) -> None:
     """Build, serve `site` on 127.0.0.1:`port` (0: a free port), rebuild whenever a file
-    under `watched` changes (the build's own outputs aside); until Ctrl-C, whose
+    under `watched` changes (the build's own outputs aside: `rebuild` gets the changed
+    files, and what to call once it drafted the edited pages, if it may); until Ctrl-C, whose
     KeyboardInterrupt reaches the caller once the server is closed. A page the site lacks
     says so in the book's `language`."""
     if not 0 <= port <= MAX_PORT:
@@ -260,11 +304,12 @@ def serve(layout: Layout, port: int, site: Path, watched: list[Path],
     url = f"http://{HOST}:{server.server_address[1]}/"
     try:
         found = watch(watched, [layout.build], stop)   # edits made while it builds count
-        preview.publish(rebuild([]))
+        preview.publish(rebuild([], preview.show_draft))
         events.serving(url, layout.shown(preview.site), [layout.shown(p) for p in watched])
         for changed in batches(found, stop):
             events.rebuilding([layout.shown(p) for p in changed])
-            rebuilt = rebuild(changed)
+            # After a failed rebuild, the pages show its problems until one succeeds.
+            rebuilt = rebuild(changed, None if preview.errors else preview.show_draft)
             preview.publish(rebuilt)
             events.rebuilt(rebuilt, url)
     finally:
