@@ -53,6 +53,6 @@ def draft(root: Path, tabs: list[str] | None, strict: bool, changed: list[Path],
             pages = draft_pages(book, config, number_book(book), tabs_shown, layout, changed,
                                 SplitStore(layout, sections.keys).notebook)
             shown = shown_files(layout.site(tabs_shown, config.build.tabs), pages)
-    except BookError:   # reported by the rebuild
+    except (BookError, OSError):   # the rebuild, which follows, reports it
         return None
     return Draft(pages, time.monotonic() - started, shown) if pages else None
