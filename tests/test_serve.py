@@ -449,11 +449,14 @@ def test_odd_urls_get_an_error_status_and_no_traceback(quiet_server, capsys):
     assert capsys.readouterr().err == ""
 
 
-@pytest.mark.parametrize("lang, title, text", [
-    ("en", "Page not found", "This page does not exist (yet) in the built book."),
-    ("fr", "Page introuvable", "Cette page n'existe pas (encore) dans le livre construit."),
+@pytest.mark.parametrize("lang, title, text, problems, failed", [
+    ("en", "Page not found", "This page does not exist (yet) in the built book.",
+     "Build errors", "The build failed: this page shows the last version built."),
+    ("fr", "Page introuvable", "Cette page n'existe pas (encore) dans le livre construit.",
+     "Erreurs de construction", "La construction a échoué\u202f: cette page montre"),
 ])
-def test_a_missing_page_says_so_in_the_book_s_language(tmp_path, lang, title, text):
+def test_a_missing_page_says_so_in_the_book_s_language(tmp_path, lang, title, text, problems,
+                                                       failed):
     server = _Server(0, Preview(tmp_path), language_of(lang)[0])
     threading.Thread(target=server.serve_forever, daemon=True).start()
     try:
@@ -467,6 +470,8 @@ def test_a_missing_page_says_so_in_the_book_s_language(tmp_path, lang, title, te
     assert missing.value.code == 404
     assert f'<html lang="{lang}">' in page and f"<h1>{title}</h1>" in page and text in page
     assert "__preview.js" in page   # it reloads itself once a build makes it
+    # What the script's panel says if a rebuild fails, in the book's language too.
+    assert f'data-problems="{problems}"' in page and f'data-failed="{failed}' in page
 
 
 def test_an_overlong_path_is_a_404_without_traceback(quiet_server, capsys):

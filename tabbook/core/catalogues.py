@@ -67,6 +67,9 @@ FRENCH = {
     "page_missing": "Page introuvable",
     "page_missing_text": "Cette page n'existe pas (encore) dans le livre construit. Elle se "
     "rechargera d'elle-même dès qu'une construction la produira.",
+    "preview_problems": "Erreurs de construction",
+    "preview_failed": "La construction a échoué : cette page montre la dernière version "
+    "construite. Corrigez la source, la page se rechargera d'elle-même.",
     # -- references (:numref:) and citations
     "ref_chapter": "chapitre {number}",
     "ref_section": "section {number}",
@@ -193,6 +196,9 @@ ENGLISH = {
     "page_missing": "Page not found",
     "page_missing_text": "This page does not exist (yet) in the built book. It will reload "
     "by itself as soon as a build makes it.",
+    "preview_problems": "Build errors",
+    "preview_failed": "The build failed: this page shows the last version built. Fix the "
+    "source, and the page will reload by itself.",
     "ref_chapter": "Chapter {number}",
     "ref_section": "Section {number}",
     "ref_figure": "Fig. {number}",
@@ -311,6 +317,8 @@ CHINESE = {
     "output_cut": "[… 输出已截断：共 {size} MB；只显示开头和结尾（各不超过 {kept} 个字符）…]",
     "page_missing": "找不到页面",
     "page_missing_text": "构建好的书中（还）没有这个页面。一旦构建生成了它，页面会自动重新加载。",
+    "preview_problems": "构建错误",
+    "preview_failed": "构建失败：此页面显示的是最后一次构建好的版本。修正源文件后，页面会自动重新加载。",
     "ref_chapter": "第{number}章",
     "ref_section": "{number}节",
     "ref_figure": "图{number}",

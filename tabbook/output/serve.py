@@ -46,7 +46,6 @@ DRAFT_WAIT = 1.0
 """How long the rebuild after a draft waits for an open page to reload (seconds)."""
 
 
-
 def missing_page(language: Language) -> str:
     """The page served for a file the built site lacks, in the book's language."""
     def say(key: str) -> str:
@@ -55,6 +54,15 @@ def missing_page(language: Language) -> str:
             f'<meta charset="utf-8"><title>{say("page_missing")}</title></head>\n'
             f'<body><h1>{say("page_missing")}</h1>\n<p>{say("page_missing_text")}</p>\n'
             "</body></html>\n")
+
+
+def script_words(language: Language) -> str:
+    """The attributes of the preview's script that hold what its panel of problems says,
+    in the book's language (assets/preview.js reads them)."""
+    def say(key: str) -> str:
+        return html.escape(typeset(language.text(key), language))
+    return (f' data-problems="{say("preview_problems")}"'
+            f' data-failed="{say("preview_failed")}"')
 
 
 class ServeError(BookError):
@@ -164,6 +172,7 @@ class _Server(http.server.ThreadingHTTPServer):
     def __init__(self, port: int, preview: Preview, language: Language):
         self.preview = preview
         self.missing_page = missing_page(language)
+        self.script_words = script_words(language)
         super().__init__((HOST, port), _Handler)
 
     def handle_error(self, request, client_address) -> None:
@@ -213,7 +222,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         except OSError:   # no such page, a folder, or a name too long for the OS
             status, text = 404, self.server.missing_page
         tag = (f'<script src="{SCRIPT_PATH}" data-generation="{self.server.preview.generation}"'
-               "></script>\n")
+               f"{self.server.script_words}></script>\n")
         head, body_end, tail = text.rpartition("</body>")
         served = head + tag + body_end + tail if body_end else text + tag
         self._send(status, "text/html; charset=utf-8", served.encode("utf-8"))

@@ -35,15 +35,14 @@
       panel = document.createElement("section");
       panel.id = "preview-problems";
       panel.setAttribute("role", "alert");
-      panel.setAttribute("aria-label", "Erreurs de construction");
+      panel.setAttribute("aria-label", script.dataset.problems);
       panel.style.cssText = "position:fixed;left:0;right:0;bottom:0;z-index:2147483647;" +
         "max-height:50vh;overflow:auto;margin:0;padding:0.75rem 1rem;font:14px/1.4 " +
         "system-ui,sans-serif;background:#fff4f4;color:#5c0000;border-top:3px solid #b00020;" +
         "box-shadow:0 -2px 8px rgba(0,0,0,.25)";
       var title = document.createElement("h2");
       title.style.cssText = "margin:0 0 0.5rem;font-size:1rem;color:#5c0000";
-      title.textContent = "La construction a échoué : cette page montre la dernière " +
-        "version construite. Corrigez la source, la page se rechargera d'elle-même.";
+      title.textContent = script.dataset.failed;   // in the book's language (serve.py)
       var text = document.createElement("pre");
       text.style.cssText = "margin:0;white-space:pre-wrap;font:13px/1.4 monospace;" +
         "color:#1a0000;background:none";
