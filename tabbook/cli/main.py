@@ -166,6 +166,7 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
     def rebuild(changed: list[Path], show_draft: Callable[[], None] | None) -> Rebuilt:
         started = time.monotonic()
         drafted = draft(root, args.tab, args.strict, changed, console) if show_draft else None
+        drafted_after = drafted.seconds if drafted else None
         if drafted:   # the edited pages first, then the whole site
             show_draft()
         # The first build shows its progress; then only problems are printed.
@@ -175,9 +176,9 @@ def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int
             raise KeyboardInterrupt
         if status:
             return Rebuilt(None, tuple(shown.recorded or ["the build failed"]),
-                           time.monotonic() - started, drafted and drafted.seconds)
+                           time.monotonic() - started, drafted_after)
         site = served_site(root, args.tab)
-        return Rebuilt(site, (), time.monotonic() - started, drafted and drafted.seconds,
+        return Rebuilt(site, (), time.monotonic() - started, drafted_after,
                        reload=not drafted or drafted.outdated_by(site))
 
     try:

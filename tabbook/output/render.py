@@ -257,8 +257,8 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
         remove(leftover)
     inputs = site_fingerprint(book, config, tabs, layout)
     record = read_record(final / INPUTS_STAMP, {FINGERPRINT: str, "files": dict})
-    reference = reference_section(config, book, tabs)
     if site_kept(final, record, inputs):   # its pages counted as a render counts them
+        reference = reference_section(config, book, tabs)
         return RenderResult(final, len(book.pages()) + (reference is not None), rendered=False)
     try:
         site, decks = prepared_site(book, config, numbers, tabs, layout, staging)

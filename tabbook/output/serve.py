@@ -46,10 +46,16 @@ DRAFT_WAIT = 1.0
 """How long the rebuild after a draft waits for an open page to reload (seconds)."""
 
 
+def _said(language: Language, key: str, quote: bool) -> str:
+    """The catalogue's string `key` in the book's typography, escaped for HTML: as text, or
+    (`quote`) as an attribute's value."""
+    return html.escape(typeset(language.text(key), language), quote=quote)
+
+
 def missing_page(language: Language) -> str:
     """The page served for a file the built site lacks, in the book's language."""
     def say(key: str) -> str:
-        return html.escape(typeset(language.text(key), language), quote=False)
+        return _said(language, key, quote=False)
     return (f'<!DOCTYPE html>\n<html lang="{html.escape(language.tag)}"><head>'
             f'<meta charset="utf-8"><title>{say("page_missing")}</title></head>\n'
             f'<body><h1>{say("page_missing")}</h1>\n<p>{say("page_missing_text")}</p>\n'
@@ -59,10 +65,8 @@ def missing_page(language: Language) -> str:
 def script_words(language: Language) -> str:
     """The attributes of the preview's script that hold what its panel of problems says,
     in the book's language (assets/preview.js reads them)."""
-    def say(key: str) -> str:
-        return html.escape(typeset(language.text(key), language))
-    return (f' data-problems="{say("preview_problems")}"'
-            f' data-failed="{say("preview_failed")}"')
+    return (f' data-problems="{_said(language, "preview_problems", quote=True)}"'
+            f' data-failed="{_said(language, "preview_failed", quote=True)}"')
 
 
 class ServeError(BookError):
