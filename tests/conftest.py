@@ -32,6 +32,7 @@ import pytest
 from tabbook.bootstrap.environments import CHROMIUM, CHROMIUM_ARGS, ensure_env, ensure_test_tools
 from tabbook.source.check import check_book
 from tabbook.core.config import load_config
+from tabbook.core.layout import PARSED_SECTIONS, SPLIT_NOTEBOOKS
 from tabbook.core.model import Cell, CellKind
 from tabbook.source.parse import parse_book
 
@@ -81,16 +82,18 @@ def repository_cells(kind: CellKind) -> list[tuple[str, Cell]]:
 def copy_repository(target: Path, executed: bool = False) -> Path:
     """Copy the parts of this repository the build needs into `target`.
 
-    With `executed`, this repository's executed notebooks and execution cache
-    come too, when there are some: a notebook whose cache key is unchanged is
-    not run again (the key covers code, d2l and packages, so a stale result
-    cannot be reused).
+    This repository's parsed sections and split notebooks come too, when there are
+    some: entries keyed by everything they are made from (the file's bytes, the config
+    values read, the build system's code), so an unchanged source is not parsed again —
+    as in a user's second command — and one a test edits, or a build system it changes,
+    is. With `executed`, the executed notebooks and the execution cache come as well: a
+    notebook whose cache key is unchanged is not run again (the key covers code, d2l and
+    packages, so a stale result cannot be reused).
     """
     target.mkdir(parents=True, exist_ok=True)
-    if executed:
-        for part in ("eval", "cache"):
-            if (REPO / "_build" / part).is_dir():
-                shutil.copytree(REPO / "_build" / part, target / "_build" / part)
+    for part in (PARSED_SECTIONS, SPLIT_NOTEBOOKS, *(("eval", "cache") if executed else ())):
+        if (REPO / "_build" / part).is_dir():
+            shutil.copytree(REPO / "_build" / part, target / "_build" / part)
     for part in PARTS:
         source = REPO / part
         if part == "tabbook":
@@ -121,8 +124,17 @@ def copy_build_system(target: Path) -> None:
 
 @pytest.fixture
 def repo_copy(tmp_path) -> Path:
-    """A copy of this repository's sources (nothing built)."""
+    """A copy of this repository's sources (nothing built, parse caches aside)."""
     return copy_repository(tmp_path)
+
+
+def build_folder(root: Path) -> dict[str, tuple[int, int]]:
+    """The files of `root`'s _build, each with its size and time, the parse cache aside:
+    equal before and after a command that builds nothing (a copy of this repository starts
+    with the parse caches, and a command run in a built book refreshes the parse cache)."""
+    return {path.relative_to(root).as_posix(): (path.stat().st_size, path.stat().st_mtime_ns)
+            for path in (root / "_build").rglob("*")
+            if PARSED_SECTIONS not in path.relative_to(root).parts}
 
 
 def build(root: Path, *args: str) -> subprocess.CompletedProcess:

@@ -3,6 +3,7 @@ modules, one place per convention."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 from radon.complexity import cc_visit
@@ -21,7 +22,9 @@ def module_name(path: Path) -> str:
     return ".".join(path.relative_to(PACKAGE).with_suffix("").parts)
 
 
+@functools.cache
 def modules() -> dict[str, ast.Module]:
+    """Every module's syntax tree, parsed once per test process (the tests only read them)."""
     return {module_name(path): ast.parse(path.read_text(encoding="utf-8"), str(path))
             for path in sorted(PACKAGE.rglob("*.py")) if path.name != "__init__.py"}
 

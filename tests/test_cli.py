@@ -10,7 +10,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, DECLARE, REPO, build, copy_repository, md, write_book
+from conftest import CONFIG, DECLARE, REPO, build, build_folder, copy_repository, md, write_book
 from tabbook.cli.options import parse_command_line, pytest_arguments
 
 
@@ -20,10 +20,11 @@ def notebooks(root: Path) -> list[str]:
 
 
 def test_check_passes_on_the_book(repo_copy):
+    copied = build_folder(repo_copy)
     result = build(repo_copy, "check")
     assert result.returncode == 0, result.stderr
     assert "no problem" in result.stdout
-    assert not (repo_copy / "_build").exists()
+    assert build_folder(repo_copy) == copied
 
 
 def test_check_names_an_unclosed_begin_tab(repo_copy):
@@ -82,13 +83,14 @@ def test_one_tab_and_some_sections(repo_copy):
 
 
 def test_bad_options_are_clear_errors(repo_copy):
+    copied = build_folder(repo_copy)
     result = build(repo_copy, "notebooks", "--tab", "jax")
     assert result.returncode == 1
     assert "error: --tab jax: not a tab of this book" in result.stderr
     result = build(repo_copy, "--only", "nothing/*")
     assert result.returncode == 1
     assert "error: --only nothing/*: matches no section" in result.stderr
-    assert not (repo_copy / "_build").exists()
+    assert build_folder(repo_copy) == copied
 
 
 def test_failed_checks_write_nothing_and_keep_earlier_results(split_copy):
@@ -178,10 +180,11 @@ def test_an_option_its_command_does_not_take_is_an_error(argv, refused, capsys):
 
 
 def test_a_section_pattern_named_test_is_an_eval_option(repo_copy):
+    copied = build_folder(repo_copy)
     result = build(repo_copy, "eval", "--only", "test", "--force")
     assert result.returncode == 1
     assert "error: --only test: matches no section" in result.stderr
-    assert not (repo_copy / "_build").exists()
+    assert build_folder(repo_copy) == copied
 
 
 # -- what a command's later steps need, checked before the first one works -------------------

@@ -64,6 +64,16 @@ def test_the_site_ships_the_math_font_cut_to_its_math(math_site):
     assert "MATH" in font   # stretchy parts and size variants of the kept glyphs
 
 
+def test_a_site_without_math_ships_no_math_font(tmp_path, monkeypatch):
+    monkeypatch.setattr(math_font, "_subset", raising_on_call(0, AssertionError("cut"),
+                                                              math_font._subset))
+    site = render_unexecuted(write_book(tmp_path, {"chap/sec.md": "# Prose\n\nSans formule.\n"}))
+    assert not (site / "_static" / "fonts").exists()   # neither the font nor its licence
+    css = (site / "_static" / "book.css").read_text()
+    assert "@font-face" not in css and "STIXTwoMath" not in css
+    assert 'math{font-family:"STIX Two Math",math}' in css   # the rule stays, harmless
+
+
 def test_a_new_symbol_is_in_the_next_subset_and_an_unchanged_one_is_not_cut_again(
         tmp_path, monkeypatch):
     root = write_book(tmp_path, {"chap/sec.md": SECTION})

@@ -34,7 +34,7 @@ from ..core.layout import Layout, published_path, published_pdf
 from .markup import PageContext
 from ..core.model import Book, Section
 from ..source.numbering import Numbers
-from .math_font import FONT, font_file_name, math_font
+from .math_font import FONT, FONT_FACE, font_file_name, math_font
 from ..execution.provenance import describe, gpu_tabs
 from .package_reference import Entry, package, reference_section, render_reference
 from .search_index import search_index
@@ -209,8 +209,9 @@ def light_stylesheet() -> str:
             HtmlFormatter(style="default").get_style_defs(".highlight"))
 
 
-def _stylesheet(site: Site, math_font_name: str) -> str:
-    """The site's style sheet, its math font the subset named `math_font_name`."""
+def _stylesheet(site: Site, math_font_name: str | None) -> str:
+    """The site's style sheet, its math font the subset named `math_font_name` (none when
+    the site has no math)."""
     dark = HtmlFormatter(style="github-dark").get_style_defs(".highlight")
     # data-scheme is the theme in effect ("auto" resolved), set before the first paint.
     dark_scoped = "\n".join(f"html[data-scheme=dark] {rule}" for rule in dark.splitlines()
@@ -222,7 +223,9 @@ def _stylesheet(site: Site, math_font_name: str) -> str:
     own = "\n".join(path.read_text(encoding="utf-8", errors="replace")
                     for path in site.config.html.style_sheets)
     # Comments and spacing out: every page loads this sheet (budget 200 KB a page).
-    sheet = light_stylesheet().replace(f"fonts/{FONT.name}", f"fonts/{math_font_name}")
+    sheet = light_stylesheet()
+    sheet = sheet.replace(f"fonts/{FONT.name}", f"fonts/{math_font_name}") if math_font_name \
+        else FONT_FACE.sub("", sheet)
     return rcssmin.cssmin(f"{sheet}\n{dark_scoped}\n{tab_rules}\n{own}\n") + "\n"
 
 
@@ -321,10 +324,13 @@ def _write_shared_files(site: Site, final: Path, kept: dict[str, str], keys: dic
     # The math font (book.css) cut to the math of the pages, new and kept alike.
     font = math_font((page.read_text(encoding="utf-8") for page in staging.rglob("*.html")),
                      layout.math_font)
-    shutil.copytree(ASSETS / "fonts", static / "fonts", ignore=shutil.ignore_patterns(
-        FONT.name))
-    (static / "fonts" / font_file_name(font)).write_bytes(font)
-    (static / "book.css").write_text(_stylesheet(site, font_file_name(font)), encoding="utf-8")
+    font_name = font_file_name(font) if font else None
+    static.mkdir(exist_ok=True)
+    if font:   # with its licence
+        shutil.copytree(ASSETS / "fonts", static / "fonts", ignore=shutil.ignore_patterns(
+            FONT.name))
+        (static / "fonts" / font_name).write_bytes(font)
+    (static / "book.css").write_text(_stylesheet(site, font_name), encoding="utf-8")
     shutil.copy(ASSETS / "book.js", static / "book.js")
     # The downloadable notebooks of the launch stage and the PDFs of `build.py pdf`, linked:
     # those stages replace their files by renames, never in place.
