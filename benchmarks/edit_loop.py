@@ -52,7 +52,7 @@ def built_copy(target: Path) -> Path:
     """This repository's sources (as the tests copy them), its whole `_build/`, and its
     environments (linked: set up again, they would cost minutes and measure nothing)."""
     copy_repository(target)
-    shutil.copytree(REPO / "_build", target / "_build", symlinks=True)
+    shutil.copytree(REPO / "_build", target / "_build", symlinks=True, dirs_exist_ok=True)
     (target / ".envs").symlink_to(REPO / ".envs")
     return target
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import argparse
 import functools
+import importlib
 import os
 import subprocess
 import sys
@@ -21,24 +22,14 @@ from ..bootstrap.errors import BookError, machine_errors
 from ..core.config import CONFIG_FILE, Config, ConfigError, load_config
 from ..core.layout import Layout
 from ..core.model import Book, SourceError
-from ..execution.evaluate import evaluate, plan_eval
-from ..execution.evaluate import requirements as eval_requirements
-from ..execution.gather import gather
-from ..features.registry import FEATURES
 from ..notebooks.library import library_tag, library_version, stale_libraries, write_libraries
-from ..notebooks.split import write_notebooks
-from ..output.launch import copy_tree, write_launch_notebooks
-from ..output.launch import requirements as launch_requirements
-from ..output.render import render_site
-from ..output.render import requirements as site_requirements
-from ..output.serve import Rebuilt, serve
-from ..output.decks import book_decks, deck_book, write_decks
-from ..output.slides import write_slide_notebooks
 from .console import Console
 from .state import Build, Step, build_lock, load_checked_book
 from .options import parse_command_line, pytest_arguments
-from .preview import draft
 from .selection import book_folder, eval_options, select, selected_tabs
+
+# The stages are imported by the steps that run them: `check` and `lib` load no executor,
+# renderer or notebook writer (a third of a small book's `check`).
 
 INTERRUPTED = 130
 """The status of a command stopped by Ctrl-C while its kernels ran."""
@@ -85,6 +76,8 @@ def command_gather(args: argparse.Namespace, root: Path, console: Console) -> in
     """The GPU job's last step: its tasks' frozen results into frozen/, one summary. Its
     status is 0 when that is done, failed tasks or not: the summary names them, and
     the other tasks' results must still be proposed."""
+    from ..execution.gather import gather
+
     layout = Layout(root)
     summary = args.summary.resolve() if args.summary else layout.gpu_job_summary
     with build_lock(layout, console):
@@ -154,6 +147,9 @@ def building(*steps: Step) -> Callable[[argparse.Namespace, Path, Console], int]
 def command_serve(args: argparse.Namespace, root: Path, console: Console) -> int:
     """Serve the site; rebuild it (under the build lock) whenever a watched file changes.
     Ctrl-C is its normal end: status 0."""
+    from ..output.serve import Rebuilt, serve
+    from .preview import draft
+
     config = load_config(root)
     layout = Layout(root)
     eval_options(config, args)   # bad --python values stop here, not at every rebuild
@@ -204,6 +200,8 @@ def check_libraries(build: Build) -> int:
 
 
 def run_notebooks(build: Build) -> int:
+    from ..notebooks.split import write_notebooks
+
     started = time.monotonic()
     selection = build.selection
     result = write_notebooks(selection.sections, selection.tabs, build.layout,
@@ -240,6 +238,9 @@ def run_eval_command(build: Build) -> int:
 
 def execute(build: Build) -> int:
     """Execute the selected notebooks (the cached ones are not run), report, judge."""
+    from ..execution.evaluate import evaluate, plan_eval
+    from ..features.registry import FEATURES
+
     started, console, options = time.monotonic(), build.console, build.options
     plan = plan_eval(build.layout, build.config, build.selection.pairs(), options,
                      full=not build.selection.partial, split=build.split_notebook)
@@ -264,6 +265,8 @@ def execute(build: Build) -> int:
 
 
 def run_launch(build: Build) -> int:
+    from ..output.launch import copy_tree, write_launch_notebooks
+
     started = time.monotonic()
     layout, selection = build.layout, build.selection
     result = write_launch_notebooks(build.config, build.numbers, selection.pairs(), layout,
@@ -278,6 +281,9 @@ def run_launch(build: Build) -> int:
 
 
 def run_html(build: Build) -> int:
+    from ..output.launch import copy_tree
+    from ..output.render import render_site
+
     started = time.monotonic()
     tabs = build.selection.tabs
     progress = build.console.page_progress(len(build.book.pages()))
@@ -301,6 +307,9 @@ def run_pdf(build: Build) -> int:
 
 
 def run_slides(build: Build) -> int:
+    from ..output.decks import book_decks, deck_book, write_decks
+    from ..output.slides import write_slide_notebooks
+
     started, layout, selection = time.monotonic(), build.layout, build.selection
     result = write_slide_notebooks(build.config, build.numbers, layout, selection.sections,
                                    selection.tabs, build.console.slide_progress(layout))
@@ -310,20 +319,25 @@ def run_slides(build: Build) -> int:
     return 0
 
 
-def stage_needs(requirements: Callable[[Config, tuple[str, ...]], list[str]],
-                when: Callable[[Build], bool] = lambda build: True
+def stage_needs(stage: str, when: Callable[[Build], bool] = lambda build: True
                 ) -> Callable[[Build], list[str]]:
-    """A step's needs: its stage's `requirements` for the selected tabs, if `when` holds."""
-    return lambda build: requirements(build.config, build.selection.tabs) if when(build) else []
+    """A step's needs: the `requirements` of its stage (the module `stage`, relative to
+    this package) for the selected tabs, if `when` holds."""
+    def needs(build: Build) -> list[str]:
+        if not when(build):
+            return []
+        requirements = importlib.import_module(stage, __package__).requirements
+        return requirements(build.config, build.selection.tabs)
+    return needs
 
 
 LIBRARIES, NOTEBOOKS, PDF, SLIDES = (Step(check_libraries), Step(run_notebooks), Step(run_pdf),
                                      Step(run_slides))
-EVAL = Step(run_eval, stage_needs(eval_requirements, executes))
-EVAL_COMMAND = Step(run_eval_command, stage_needs(eval_requirements,
+EVAL = Step(run_eval, stage_needs("..execution.evaluate", executes))
+EVAL_COMMAND = Step(run_eval_command, stage_needs("..execution.evaluate",
                                                   functools.partial(executes, forced=True)))
-LAUNCH = Step(run_launch, stage_needs(launch_requirements))
-HTML = Step(run_html, stage_needs(site_requirements))
+LAUNCH = Step(run_launch, stage_needs("..output.launch"))
+HTML = Step(run_html, stage_needs("..output.render"))
 
 SITE_STEPS: tuple[Step, ...] = (EVAL, LAUNCH, HTML)
 """What `html` and each rebuild of `serve` run (eval writes the notebooks it needs)."""

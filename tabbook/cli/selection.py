@@ -9,12 +9,15 @@ import argparse
 import fnmatch
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from ..bootstrap.errors import BookError
 from ..core.config import Config
 from ..core.model import Book, Section
-from ..execution.evaluate import EvalOptions
 from ..execution.kernels import default_jobs, python_of
+
+if TYPE_CHECKING:   # the execution stage: loaded by the commands that build
+    from ..execution.evaluate import EvalOptions
 
 
 class UsageError(BookError):
@@ -75,6 +78,8 @@ def select(book: Book, config: Config, args: argparse.Namespace) -> Selection:
 
 
 def eval_options(config: Config, args: argparse.Namespace) -> EvalOptions:
+    from ..execution.evaluate import EvalOptions
+
     pythons = dict(python_of(value) for value in args.python or [])
     selected_tabs(config, list(pythons))   # each one a tab of this book
     if args.jobs is not None and args.jobs < 1:

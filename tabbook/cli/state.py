@@ -10,21 +10,22 @@ import functools
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable
-
-import nbformat
+from typing import TYPE_CHECKING, Callable
 
 from ..core.config import Config, load_config
 from ..core.layout import Layout
 from ..core.model import Book, Section
-from ..execution.evaluate import EvalOptions
-from ..notebooks.split_store import SplitStore
 from ..source.check import check_book
 from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
 from ..source.numbering import Numbers, number_book
 from .console import Console
 from .selection import Selection
+
+if TYPE_CHECKING:   # the notebook stages: loaded by the commands that run them
+    import nbformat
+
+    from ..execution.evaluate import EvalOptions
 
 
 @dataclass
@@ -54,6 +55,8 @@ class Build:
     @functools.cached_property
     def split_notebook(self) -> Callable[[Section, str], nbformat.NotebookNode]:
         """`split_section`, taken from the notebooks kept by section key where it can."""
+        from ..notebooks.split_store import SplitStore
+
         return SplitStore(self.layout, self.section_keys).notebook
 
 

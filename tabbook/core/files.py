@@ -6,10 +6,12 @@ import functools
 import os
 import shutil
 from pathlib import Path
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..bootstrap.records import atomic_write
+
+if TYPE_CHECKING:   # nbformat (and jsonschema) only for the commands that write notebooks
+    import nbformat
 
 PACKAGE = Path(__file__).resolve().parents[1]
 
@@ -118,6 +120,8 @@ def link_or_copy(source: Path | str, target: Path | str) -> None:
 
 def read_notebook(path: Path) -> nbformat.NotebookNode:
     """A notebook this build wrote (nbformat 4), read without validating it again."""
+    import nbformat
+
     return nbformat.v4.reads_json(path.read_text(encoding="utf-8"))
 
 
@@ -128,4 +132,6 @@ def write_notebook_if_changed(path: Path, notebook: nbformat.NotebookNode) -> bo
     the tests validate; validating each of them at every build cost most of a
     no-op build.
     """
+    import nbformat
+
     return write_if_changed(path, nbformat.v4.writes_json(notebook) + "\n")

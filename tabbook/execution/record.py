@@ -11,15 +11,16 @@ import copy
 import datetime
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
-
-import nbformat
+from typing import TYPE_CHECKING, Any, Mapping
 
 from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..features.registry import RECORDED
 from ..source.slide_marks import SLIDES_KEY
+
+if TYPE_CHECKING:   # nbformat: loaded by the commands that read or write notebooks
+    import nbformat
 from ..notebooks.features import computed_in, shown_after, with_rendered_roles
 from .kernels import Runtime
 
@@ -88,6 +89,8 @@ class ExecutionRecord:
         come from today's split, outputs from the run whose key matches (same code,
         hence the same cell ids).
         """
+        import nbformat
+
         merged = copy.deepcopy(notebook)
         after, kept = "", []
         for cell in merged.cells:

@@ -9,13 +9,15 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
-
-import nbformat
+from typing import TYPE_CHECKING
 
 from ..core.model import METADATA_KEY, Section
 from ..features.registry import FEATURES
 from .leftovers import Leftover
 from .record import ExecutionRecord
+
+if TYPE_CHECKING:   # nbformat: loaded by the commands that read or write notebooks
+    import nbformat
 
 
 class Status(enum.StrEnum):

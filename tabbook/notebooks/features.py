@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
-
-import nbformat
+from typing import TYPE_CHECKING, Protocol
 
 from ..core.language import Language
 from ..core.model import METADATA_KEY, CellKind, Problem, Section
@@ -16,6 +14,9 @@ from ..features.conditions import CELL_KEY, CONDITIONS, holds
 from ..features.extension import PlacedRole
 from ..features.registry import FEATURES, RECORDED, ROLES
 from ..source.roles import edited, located_tokens, prose_tokens, removed_span, source_spans
+
+if TYPE_CHECKING:   # nbformat: loaded by the commands that read or write notebooks
+    import nbformat
 
 Computed = Mapping[str, Sequence[dict]]
 """What a run computed for the features, by their `results_key`."""

@@ -18,8 +18,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-import nbformat
-
 from ..core.language import Language
 
 LIMIT = 100_000
@@ -107,6 +105,8 @@ def cut_outputs(outputs: list, notice: Callable[[Cut], str]) -> list:
     as they are when none is too long)."""
     if not long_outputs(outputs):
         return outputs
+    import nbformat   # not for `check`, which reaches this module through the console
+
     return [nbformat.from_dict(_cut_output(output, notice)) for output in merged_streams(outputs)]
 
 
