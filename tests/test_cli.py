@@ -2,9 +2,11 @@
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import nbformat
@@ -232,3 +234,27 @@ def test_a_missing_library_file_stops_eval_before_any_work(tmp_path):
             "file, and the pytorch notebooks import it — generate it with `python3 build.py lib`",
             ""]
         assert not (root / "_build").exists()
+
+
+# -- what a command loads -------------------------------------------------------------------
+NOTEBOOK_STAGES = {"nbformat", "jinja2", "pygments", "jupyter_client", "nbclient", "pikepdf"}
+"""What reading and checking a book never needs: notebooks, templates, highlighting,
+kernels, PDFs (a third of a small book's `check` when they were loaded anyway)."""
+
+
+def loaded_modules(root: Path, *args: str) -> set[str]:
+    """The top-level packages `build.py *args` imports in `root` (Python's -X importtime)."""
+    result = subprocess.run([sys.executable, "-X", "importtime", str(REPO / "build.py"),
+                             "-C", str(root), *args], capture_output=True, text=True,
+                            env=dict(os.environ, TABBOOK_USE_CURRENT_PYTHON="1"))
+    assert result.returncode == 0, result.stderr
+    return {line.rsplit("|", 1)[1].strip().split(".")[0]
+            for line in result.stderr.split("\n") if line.startswith("import time:")}
+
+
+def test_check_and_lib_load_no_notebook_stage(tmp_path):
+    root = executable_book(tmp_path, CONFIG)
+    for command in ("check", "lib"):
+        assert not loaded_modules(root, command) & NOTEBOOK_STAGES, command
+    # What the measure sees: a command that writes notebooks loads nbformat.
+    assert "nbformat" in loaded_modules(root, "notebooks")
