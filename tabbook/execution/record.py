@@ -18,11 +18,11 @@ from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..features.registry import RECORDED
 from ..source.slide_marks import SLIDES_KEY
+from ..notebooks.features import computed_in, shown_after, with_rendered_roles
+from .kernels import Runtime
 
 if TYPE_CHECKING:   # nbformat: loaded by the commands that read or write notebooks
     import nbformat
-from ..notebooks.features import computed_in, shown_after, with_rendered_roles
-from .kernels import Runtime
 
 CACHE_FORMAT = 3   # in the cache key; 2: devices the code used; 3: outputs by cell id
 KERNEL_METADATA = ("kernelspec", "language_info")
