@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+from pathlib import Path
 
 import pytest
 
 from conftest import DECLARE, served, write_book
-from tabbook.output.search_index import pagefind_runs
+from tabbook.output.search_index import pagefind_runs, searched_copy
 from tabbook.output.search_terms import dotted_parts, index_attributes
 from test_html import DESKTOP, render_unexecuted
 
@@ -67,12 +69,41 @@ def search_site(search_folder):
         yield f"{address}/{search_folder.name}"
 
 
-def test_pagefind_reads_the_pages_only_unless_a_glob_cannot_name_them():
-    runs = pagefind_runs(("pytorch", "mxnet"), ["index.html", "chap/a.html"])
-    assert [run[:2] for run in runs] == [["--glob", "{index.html,chap/a.html}"]] * 2
+def test_each_index_is_written_into_the_site_and_holds_one_framework(tmp_path):
+    runs = pagefind_runs(("pytorch", "mxnet"), tmp_path)
+    assert [run[:2] for run in runs] == [["--output-path", str(tmp_path / "pagefind" / tab)]
+                                         for tab in ("pytorch", "mxnet")]
     assert [run[-1] for run in runs] == ['[data-tab]:not([data-tab="pytorch"])',
                                          '[data-tab]:not([data-tab="mxnet"])']
-    assert pagefind_runs(("pytorch",), ["index.html", "chap/a,b.html"]) == [[]]
+    assert pagefind_runs(("pytorch",), tmp_path) == [["--output-path",
+                                                      str(tmp_path / "pagefind")]]
+
+
+def test_the_searched_copy_drops_the_highlighting_only():
+    page = ('<p><span class="x">prose</span></p><pre class="a"><span class="k">def</span> '
+            '<span class="nf">f</span>():</pre><pre><span data-pagefind-ignore>x</span></pre>')
+    assert searched_copy(page) == ('<p><span class="x">prose</span></p><pre class="a">def f():'
+                                   '</pre><pre><span data-pagefind-ignore>x</span></pre>')
+
+
+def test_pagefind_finds_in_the_copies_what_it_finds_in_the_pages(search_folder, tmp_path):
+    """The index that the site has, made from the searched copies, is the one that
+    Pagefind makes from the site's pages themselves, to the byte."""
+    from pagefind_bin import get_executable
+
+    pages = sorted(page.relative_to(search_folder).as_posix()
+                   for page in search_folder.rglob("*.html") if page.name != "search.html")
+    assert any('<span class="k">' in (search_folder / page).read_text(encoding="utf-8")
+               for page in pages)   # highlighted code, which the copies drop
+    for options in pagefind_runs(("pytorch", "mxnet", "tensorflow"), tmp_path):
+        subprocess.run([str(get_executable()), "--site", str(search_folder), "--silent",
+                        "--glob", "{" + ",".join(pages) + "}", *options], check=True)
+    assert tree(tmp_path / "pagefind") == tree(search_folder / "pagefind")
+
+
+def tree(folder: Path) -> dict[str, bytes]:
+    return {path.relative_to(folder).as_posix(): path.read_bytes()
+            for path in folder.rglob("*") if path.is_file()}
 
 
 def test_each_index_holds_the_book_pages_and_not_the_search_page(search_folder):

@@ -9,9 +9,10 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..bootstrap.errors import BookError
+from ..core.files import remove
 
-GLOB_SPECIAL = re.compile(r"[*?\[\]{},\\]")
-"""Characters a Pagefind glob would read as a pattern."""
+CODE_BLOCK = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
+SPAN_TAG = re.compile(r"</?span\b[^>]*>")
 TIMEOUT = 600
 
 
@@ -19,48 +20,63 @@ class SearchIndexError(BookError):
     """Pagefind failed, or did not finish."""
 
 
-def pagefind_runs(tabs: tuple[str, ...], pages: list[str]) -> list[list[str]]:
-    """Pagefind's options, one list per index: on a site with tabs, one index per framework
-    (``pagefind/<tab>/``) which holds the prose and that framework's code and outputs only,
-    so that results show the reader's code. Each reads only the book's `pages` (site
-    paths): the slide decks, nearly half the site's HTML, are not indexed, and parsing them
-    cost each index 40 % of its time. Page paths a glob cannot name: the whole site."""
-    only_pages = ["--glob", "{" + ",".join(pages) + "}"] if _globbable(pages) else []
+def pagefind_runs(tabs: tuple[str, ...], output: Path) -> list[list[str]]:
+    """Pagefind's options, one list per index written into `output` (the site): on a site
+    with tabs, one index per framework (``pagefind/<tab>/``) which holds the prose and that
+    framework's code and outputs only, so that results show the reader's code."""
     if len(tabs) == 1:
-        return [only_pages]
-    return [[*only_pages, "--output-subdir", f"pagefind/{tab}", "--exclude-selectors",
+        return [["--output-path", str(output / "pagefind")]]
+    return [["--output-path", str(output / "pagefind" / tab), "--exclude-selectors",
              f'[data-tab]:not([data-tab="{tab}"])'] for tab in tabs]
 
 
-def _globbable(pages: list[str]) -> bool:
-    """Whether a Pagefind glob can name every one of `pages`."""
-    return not any(GLOB_SPECIAL.search(page) for page in pages)
+def searched_copy(page: str) -> str:
+    """A page as Pagefind needs it: its code blocks without their highlighting, whose
+    thousands of <span> per page Pagefind would parse for each index (40 % of its time)
+    only to read the same text. A block whose spans tell Pagefind something is kept."""
+    def plain(block: re.Match) -> str:
+        if "data-pagefind" in block[2]:
+            return block[0]
+        return block[1] + SPAN_TAG.sub("", block[2]) + block[3]
+    return CODE_BLOCK.sub(plain, page)
+
+
+def write_searched_copies(folder: Path, pages: list[str], target: Path) -> None:
+    """The searched copies of the `pages` (site paths) of the site in `folder`, at the same
+    paths in `target`: Pagefind reads them alone, neither the slide decks (nearly half the
+    site's HTML) nor the search page, and names each result by its path there."""
+    for page in pages:
+        copy = target / page
+        copy.parent.mkdir(parents=True, exist_ok=True)
+        copy.write_text(searched_copy((folder / page).read_text(encoding="utf-8")),
+                        encoding="utf-8")
 
 
 @contextlib.contextmanager
 def search_index(folder: Path, tabs: tuple[str, ...], pages: list[str]) -> Iterator[None]:
     """Build the search index of the site in `folder` (its stemming follows <html lang>)
-    while the body of the ``with`` writes the rest of the site; the `pages` are written
-    already. Where Pagefind must read the whole site, it starts once the body is done."""
+    from its `pages`, written already, while the body of the ``with`` writes the rest of
+    the site."""
     from pagefind_bin import get_executable
 
-    runs = pagefind_runs(tabs, pages)
-    with contextlib.ExitStack() as stack:
-        def start() -> list[subprocess.Popen]:
-            return [stack.enter_context(subprocess.Popen(
-                [str(get_executable()), "--site", str(folder), "--silent", *options],
+    copies = folder.with_name(folder.name + ".searched")
+    remove(copies)   # what a killed build left
+    try:
+        write_searched_copies(folder, pages, copies)
+        with contextlib.ExitStack() as stack:
+            indexers = [stack.enter_context(subprocess.Popen(
+                [str(get_executable()), "--site", str(copies), "--silent", *options],
                 stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True))
-                for options in runs]
-        concurrent = _globbable(pages)
-        indexers = start() if concurrent else []
-        try:
-            yield
-            indexers = indexers if concurrent else start()
-            errors = _errors(indexers)
-        except BaseException:   # a failure of the body, Ctrl-C, or Pagefind's time out
-            for indexer in indexers:
-                indexer.kill()
-            raise
+                for options in pagefind_runs(tabs, folder)]
+            try:
+                yield
+                errors = _errors(indexers)
+            except BaseException:   # a failure of the body, Ctrl-C, or Pagefind's time out
+                for indexer in indexers:
+                    indexer.kill()
+                raise
+    finally:
+        remove(copies)
     failed = [error for indexer, error in zip(indexers, errors) if indexer.returncode != 0]
     if failed:
         raise SearchIndexError(f"pagefind failed: {failed[0].strip()[-500:]}")
