@@ -258,3 +258,16 @@ def test_check_and_lib_load_no_notebook_stage(tmp_path):
         assert not loaded_modules(root, command) & NOTEBOOK_STAGES, command
     # What the measure sees: a command that writes notebooks loads nbformat.
     assert "nbformat" in loaded_modules(root, "notebooks")
+
+
+def test_eval_with_nothing_to_run_loads_no_kernel_client(tmp_path):
+    """A prose edit runs nothing: Jupyter's client (0.4 s to import) is not loaded."""
+    root = executable_book(tmp_path, CONFIG)
+    (root / "chapters" / "chap" / "sec.md").write_text(md(DECLARE, """
+        # Une section
+
+        Rien à exécuter.
+        """), encoding="utf-8")
+    loaded = loaded_modules(root, "eval")
+    assert "nbformat" in loaded   # the notebooks written, none executed
+    assert not loaded & {"jupyter_client", "nbclient", "zmq"}
