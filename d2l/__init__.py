@@ -6,4 +6,4 @@ Import the module of your framework: ``from d2l import torch as d2l`` (or
 release and a label naming the package's content (the launch notebooks install
 the git tag of that version).
 """
-__version__ = "0.1.0+d2l.ff896be2ab26"
+__version__ = "0.1.0+d2l.0b157de8f4ac"

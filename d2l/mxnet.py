@@ -492,7 +492,6 @@ def try_gpu(i=0):
 def try_all_gpus():
     """Renvoie tous les GPU, ou [cpu()] s'il n'y en a aucun."""
     return [gpu(i) for i in usable_gpus()] or [cpu()]
-    return [gpu(i) for i in range(num_gpus())] or [cpu()]
 
 
 # Defined in chapters/chapter_gpu/measure.md
