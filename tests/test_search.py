@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 import re
 import subprocess
-from pathlib import Path
 
 import pytest
 
 from conftest import DECLARE, served, write_book
+from tabbook.bootstrap.records import tree_hashes
 from tabbook.output.search_index import pagefind_runs, searched_copy
 from tabbook.output.search_terms import dotted_parts, index_attributes
 from test_html import DESKTOP, render_unexecuted
@@ -98,12 +98,7 @@ def test_pagefind_finds_in_the_copies_what_it_finds_in_the_pages(search_folder, 
     for options in pagefind_runs(("pytorch", "mxnet", "tensorflow"), tmp_path):
         subprocess.run([str(get_executable()), "--site", str(search_folder), "--silent",
                         "--glob", "{" + ",".join(pages) + "}", *options], check=True)
-    assert tree(tmp_path / "pagefind") == tree(search_folder / "pagefind")
-
-
-def tree(folder: Path) -> dict[str, bytes]:
-    return {path.relative_to(folder).as_posix(): path.read_bytes()
-            for path in folder.rglob("*") if path.is_file()}
+    assert tree_hashes(tmp_path / "pagefind") == tree_hashes(search_folder / "pagefind")
 
 
 def test_each_index_holds_the_book_pages_and_not_the_search_page(search_folder):

@@ -324,9 +324,10 @@ def _write_shared_files(site: Site, final: Path, kept: dict[str, str], keys: dic
     # The math font (book.css) cut to the math of the pages, new and kept alike.
     font = math_font((page.read_text(encoding="utf-8") for page in staging.rglob("*.html")),
                      layout.math_font)
-    font_name = font_file_name(font) if font else None
+    font_name = None
     static.mkdir(exist_ok=True)
     if font:   # with its licence
+        font_name = font_file_name(font)
         shutil.copytree(ASSETS / "fonts", static / "fonts", ignore=shutil.ignore_patterns(
             FONT.name))
         (static / "fonts" / font_name).write_bytes(font)
