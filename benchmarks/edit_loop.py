@@ -7,6 +7,8 @@ full build of the copy settles it before anything is measured. Each row is run N
 
 - `noop`: `python3 build.py` when nothing changed;
 - `html-edit`: one sentence edited, then `build.py html`;
+- `claim-edit`: one claim added to `cnn.md` (whose notebooks train a network in each
+  tab), then `build.py html`: evaluated on the values the last run recorded;
 - `build-edit`: one sentence edited, then `python3 build.py` (the README's command: PDFs
   included);
 - `test-fast`: `build.py test --fast` (run once: it is long);
@@ -33,7 +35,8 @@ sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from conftest import CORPUS, copy_repository  # noqa: E402  (the tests' copier)
 
 SECTION = Path("chapters/chapter_gpu/use-gpu.md")
-ROWS = ("noop", "html-edit", "build-edit", "test-fast", "corpus")
+TRAINING = Path("chapters/chapter_foundations/cnn.md")
+ROWS = ("noop", "html-edit", "claim-edit", "build-edit", "test-fast", "corpus")
 
 
 def run(root: Path, *args: str) -> float:
@@ -64,9 +67,18 @@ def edit_sentence(root: Path, count: int) -> None:
                     + f" Une phrase ajoutée ({count}).\n", encoding="utf-8")
 
 
-def edited(root: Path, *args: str) -> Callable[[int], float]:
+def add_claim(root: Path, count: int) -> None:
+    """Append a sentence and a new claim on its run's values to the section's end."""
+    path = root / TRAINING
+    path.write_text(path.read_text(encoding="utf-8").rstrip("\n")
+                    + f" Au moins {count} formes. :check:`len(SHAPE_NAMES) >= {count}`\n",
+                    encoding="utf-8")
+
+
+def edited(root: Path, *args: str, edit: Callable[[Path, int], None] = edit_sentence
+           ) -> Callable[[int], float]:
     def measure(count: int) -> float:
-        edit_sentence(root, count)
+        edit(root, count)
         return run(root, *args)
     return measure
 
@@ -100,10 +112,11 @@ def main() -> None:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "book"
-        if {"noop", "html-edit", "build-edit"} & set(rows):
+        if {"noop", "html-edit", "claim-edit", "build-edit"} & set(rows):
             built_copy(root)
             run(root)   # settles what the copy's new place may change (stamps, site, PDFs)
         measures = {"noop": lambda _: run(root), "html-edit": edited(root, "html"),
+                    "claim-edit": edited(root, "html", edit=add_claim),
                     "build-edit": edited(root), "test-fast": lambda _: run(REPO, "test", "--fast"),
                     "corpus": corpus(Path(tmp))}
         for row in rows:

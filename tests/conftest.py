@@ -15,6 +15,7 @@ import functools
 import gc
 import http.server
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -281,6 +282,13 @@ def ran(result) -> int:
     """How many notebooks the eval step of a build's output ran."""
     line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
     return int(line.split()[1])
+
+
+def reevaluated(result) -> int:
+    """How many notebooks the eval step of a build's output re-evaluated on recorded values."""
+    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
+    found = re.search(r"(\d+) re-evaluated,", line)
+    return int(found.group(1)) if found else 0
 
 
 def problems_of(root: Path) -> list[str]:

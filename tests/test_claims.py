@@ -17,7 +17,7 @@ import nbformat
 import pytest
 from pypdf import PdfReader
 
-from conftest import DECLARE, build, md, problems_of, ran, two_tab_book
+from conftest import DECLARE, build, md, problems_of, ran, reevaluated, two_tab_book
 from tabbook.core.model import METADATA_KEY, Section
 from tabbook.features.claims import CLAIMS, DESCRIBE, MARGIN, claim_problems, is_judgement
 from tabbook.features.extension import PlacedRole
@@ -147,15 +147,57 @@ def test_a_claim_false_in_one_tab_stops_the_build_there_only(project, copy):
             ) in result.stderr
 
 
-def test_adding_a_claim_runs_that_sections_notebooks_only(project, copy):
+def test_a_new_claim_is_judged_on_the_values_its_sections_run_recorded(project, copy):
     edit(copy, TRUE_CLAIM, "Et plus de 1 000. :check:`rate > 1000`")
     result = project("eval", root=copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert ran(result) == 2    # sec in both tabs; other is cached
+    # sec in both tabs, without running its code; other is cached
+    assert ran(result) == 0 and reevaluated(result) == 2
+    assert re.search(r"chap/sec +re-evaluated +re-evaluated", result.stdout)
     assert re.search(r"chap/other +cached", result.stdout)
+    for tab in ("pytorch", "mxnet"):
+        notebook = nbformat.read(copy / f"_build/eval/{tab}/chap/sec.ipynb", 4)
+        assert [j["expression"] for j in notebook.metadata[METADATA_KEY]["claims"]] == [
+            "rate > 5000", "rate > 1000"]
+        assert all(j["holds"] for j in notebook.metadata[METADATA_KEY]["claims"])
+        # The outputs, counts and provenance are those of the run.
+        assert [c.execution_count for c in notebook.cells if c.cell_type == "code"] == [1, 2]
     # A prose edit around the claims runs nothing.
     edit(copy, "Un paragraphe de plus.", TRUE_CLAIM, "Et plus de 1 000. :check:`rate > 1000`")
-    assert ran(project("eval", root=copy)) == 0
+    result = project("eval", root=copy)
+    assert ran(result) == 0 and reevaluated(result) == 0
+    # An inline value, the same way; a claim removed needs no kernel at all.
+    edit(copy, TRUE_CLAIM, "Soit :eval:`round(rate)` images.")
+    result = project("eval", root=copy)
+    assert ran(result) == 0 and reevaluated(result) == 2, result.stdout + result.stderr
+    assert "Soit 13195 images." in markdown_of(copy, "eval", "pytorch")
+    assert "Soit 9041 images." in markdown_of(copy, "eval", "mxnet")
+    edit(copy, TRUE_CLAIM)
+    result = project("eval", root=copy)
+    assert reevaluated(result) == 2 and "start " not in result.stdout
+    notebook = nbformat.read(copy / "_build/eval/mxnet/chap/sec.ipynb", 4)
+    assert [j["expression"] for j in notebook.metadata[METADATA_KEY]["claims"]] == [
+        "rate > 5000"]
+
+
+def test_an_expression_the_recorded_values_cannot_answer_runs_its_section(project, copy):
+    # A call whose answer depends on the machine, not on the recorded values.
+    edit(copy, TRUE_CLAIM, "Le processus existe. :check:`__import__('os').getpid() > 0`")
+    result = project("eval", root=copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ran(result) == 2 and reevaluated(result) == 0
+
+
+def test_values_that_do_not_restore_run_the_section_instead(project, copy):
+    # A module recorded by a name no interpreter can import again.
+    ghost = ("```{.python .input}\n%%tab all\nimport types\n"
+             "fantome = types.ModuleType('introuvable')\n```")
+    edit(copy, TRUE_CLAIM, ghost, "Fin.")
+    assert ran(project("eval", root=copy)) == 2
+    edit(copy, TRUE_CLAIM, ghost, "Fin. :check:`fantome is not None`")
+    result = project("eval", root=copy)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert ran(result) == 2 and reevaluated(result) == 0
 
 
 def test_a_claim_that_holds_narrowly_is_noted_in_that_tab_without_stopping(project, copy):

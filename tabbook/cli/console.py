@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, TextIO
 from ..core.layout import Layout
 from ..core.model import Problem, Section
 from ..execution.provenance import frozen_origin
-from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict
+from ..execution.report import FrameworkInfo, Report, ReportLine, Verdict, summary_table
 from ..execution.tasks import Event, Execution, Finished, Leftovers, Running, Started, Status
 
 if TYPE_CHECKING:   # stages' results named in signatures only: `check` loads no stage
@@ -31,9 +31,6 @@ if TYPE_CHECKING:   # stages' results named in signatures only: `check` loads no
     from ..output.slides import SlidesResult
     from ..output.serve import Rebuilt
 
-SUMMARY = {Status.CACHED: "cached", Status.FROZEN: "frozen", Status.NO_CODE: "no code",
-           Status.FAILED: "FAILED", Status.INTERRUPTED: "interrupted",
-           Status.SKIPPED: "skipped: no GPU"}
 RUNNING_EVERY = 30.0
 """Seconds between two "running:" lines when the output is not a terminal."""
 CLEAR_LINE = "\r\x1b[K"
@@ -41,19 +38,6 @@ CLEAR_LINE = "\r\x1b[K"
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'s' if count != 1 else ''}"
-
-
-def summary_table(executions: list[Execution], tabs: tuple[str, ...]) -> str:
-    """Section × tab: cached / ran in N s / failed."""
-    cells: dict[str, dict[str, str]] = {}
-    for execution in executions:
-        cells.setdefault(execution.task.section.name, {})[execution.task.tab] = \
-            SUMMARY.get(execution.status, f"ran in {execution.seconds:.1f} s")
-    width = max([len("section")] + [len(n) for n in cells])
-    rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]
-    rows += [f"{name:<{width}}  " + "  ".join(f"{row.get(t, '-'):<14}" for t in tabs)
-             for name, row in cells.items()]
-    return "\n".join(row.rstrip() for row in rows)
 
 
 class Console:
@@ -254,6 +238,9 @@ class Console:
         label = execution.task.label
         if execution.status is Status.RAN:
             self.say(f"{prefix}done    {label} in {execution.seconds:.1f} s")
+        elif execution.status is Status.REEVALUATED:
+            self.say(f"{prefix}done    {label}: new expressions evaluated on the values its last "
+                     f"run recorded, its code not run ({execution.seconds:.1f} s)")
         elif execution.status is Status.FAILED:
             self.say(f"{prefix}FAILED  {label} after {execution.seconds:.1f} s\n"
                      + execution.message)
@@ -320,8 +307,9 @@ class Console:
             self.frozen(result.frozen, layout)
         removed = (f", {plural(len(result.removed), 'output')} of removed sections deleted"
                    if result.removed else "")
-        self.say(f"eval: {result.count(Status.RAN)} ran, {result.count(Status.CACHED)} cached, "
-                 f"{result.count(Status.FROZEN)} frozen, {result.count(Status.FAILED)} "
+        again = f"{n} re-evaluated, " if (n := result.count(Status.REEVALUATED)) else ""
+        self.say(f"eval: {result.count(Status.RAN)} ran, {again}{result.count(Status.CACHED)} "
+                 f"cached, {result.count(Status.FROZEN)} frozen, {result.count(Status.FAILED)} "
                  f"failed{removed}, {seconds:.1f} s; report in "
                  f"{layout.shown(result.report_markdown)} (and .json)")
 

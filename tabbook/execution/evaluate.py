@@ -299,12 +299,13 @@ def output_problems(executions: list[Execution]) -> tuple[Problem, ...]:
 
 def write_planned(layout: Layout, planned: Planned, notebooks: WrittenNotebooks) -> Execution:
     """The execution of a task no kernel runs: its executed notebook is written from
-    the cache or the frozen store, unless it is already (a notebook without code gets its
-    record cached); FAILED if that cannot be written."""
+    the cache or the frozen store, unless it is already (a notebook without code, or one
+    that only dropped expressions, gets its record cached); FAILED if that cannot be
+    written."""
     record = planned.record
 
     def write() -> None:
-        if planned.outcome is Status.NO_CODE and read_cache(
+        if planned.outcome in (Status.NO_CODE, Status.REEVALUATED) and read_cache(
                 layout.cache_record(planned.task.tab, planned.task.section)) != record:
             write_cache(layout.cache_record(planned.task.tab, planned.task.section), record)
         if record is not None:

@@ -23,7 +23,7 @@ import tempfile
 import threading
 import time
 import uuid
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Callable
 
 import nbformat
@@ -32,6 +32,7 @@ from ..core.files import write_notebook_if_changed
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
+from ..features.recorded_values import RECORDED_VALUES, replay_notebook
 from ..features.registry import RECORDED
 from .devices import PROBE, read_probe
 from .failures import failure_message, kernel_errors, kernel_log, save_failure_message
@@ -65,17 +66,38 @@ def save(layout: Layout, planned: Planned, record: ExecutionRecord,
 
 
 def stored(planned: Planned, status: Status, record: ExecutionRecord | None,
-           write: Callable[[], object]) -> Execution:
-    """The execution of `planned` once `write` has stored its result; FAILED, naming the
-    file, if writing fails (a full disk): that notebook keeps its previous result, and
-    the others still run."""
-    seconds = record.seconds if record is not None else 0.0
+           write: Callable[[], object], seconds: float | None = None) -> Execution:
+    """The execution of `planned` once `write` has stored its result (in `seconds`, else
+    those of the run recorded); FAILED, naming the file, if writing fails (a full disk):
+    that notebook keeps its previous result, and the others still run."""
+    if seconds is None:
+        seconds = record.seconds if record is not None else 0.0
     try:
         write()
     except OSError as error:
         return Execution(planned, Status.FAILED, seconds,
                          save_failure_message(planned.task, error))
     return Execution(planned, status, seconds, record=record)
+
+
+def _to_execute(planned: Planned) -> nbformat.NotebookNode:
+    """A copy of the task's notebook for its kernel; for a replay, one whose code cells
+    restore the values the cached run recorded, asking only what that run did not
+    compute."""
+    if planned.replay is None:
+        return copy.deepcopy(planned.task.notebook)
+    notebook = replay_notebook(planned.task.notebook,
+                               planned.replay.computed[RECORDED_VALUES.results_key])
+    notebook.metadata[METADATA_KEY].update(planned.task.unanswered(planned.replay))
+    return notebook
+
+
+def _features(planned: Planned) -> tuple:
+    """The features whose cells the kernel runs: a replay records no values (it keeps
+    those of the run it replays)."""
+    if planned.replay is None:
+        return RECORDED
+    return tuple(feature for feature in RECORDED if feature is not RECORDED_VALUES)
 
 
 @dataclass
@@ -225,11 +247,12 @@ class Executor:
 
         task = planned.task
         runtime = self.runtimes[task.tab]
-        notebook = copy.deepcopy(task.notebook)
-        for feature in RECORDED:
+        notebook = _to_execute(planned)
+        for feature in _features(planned):
             notebook = feature.prepare(notebook)
         notebook.metadata.update(nbformat.from_dict(kernel_metadata(runtime)))
-        notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
+        if planned.replay is None:   # a replay uses no device: its record keeps the run's
+            notebook.cells.append(nbformat.v4.new_code_cell(PROBE))
         target = self.layout.executed(task.tab, task.section)
         target.parent.mkdir(parents=True, exist_ok=True)
         # Every process the kernel starts inherits this run's mark, even in a session
@@ -249,12 +272,15 @@ class Executor:
         self.on_event(Started(task, tuple(granted)))
         # The kernel's own output (its log, a crash's last words) goes to a file, not
         # the build's terminal: a timeout's shutdown logs ZMQ errors there.
+        replay_failed = False
         with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
             try:
                 client.execute(env=environment, stdout=log, stderr=log)
             except kernel_errors() as error:   # the notebook's code or its kernel failed
-                return self._failure(planned, notebook, hooks.index, started, error,
-                                     kernel_log(log))
+                if planned.replay is None or self._stopping:
+                    return self._failure(planned, notebook, hooks.index, started, error,
+                                         kernel_log(log))
+                replay_failed = True
             finally:
                 # nbclient registers a clean-up at exit that fails once the kernel is gone.
                 atexit.unregister(client._cleanup_kernel)
@@ -263,6 +289,8 @@ class Executor:
                 self._end_leftovers(task, mark)
         if self._stopping:
             return Execution(planned, Status.INTERRUPTED, time.monotonic() - started)
+        if replay_failed:   # the recorded values did not restore here: run the code
+            return self._execute(replace(planned, replay=None), granted)
         return self._saved(planned, notebook, granted, time.monotonic() - started)
 
     def _end_leftovers(self, task: Task, mark: str) -> None:
@@ -284,8 +312,12 @@ class Executor:
     def _saved(self, planned: Planned, notebook, granted: list[int],
                seconds: float) -> Execution:
         """Record what the kernel computed; the probe cell says which devices it used."""
+        computed = {f.results_key: f.collect(notebook) for f in _features(planned)}
+        if planned.replay is not None:
+            record = planned.replay.reevaluated(planned.key, planned.task.asked, computed)
+            return stored(planned, Status.REEVALUATED, record,
+                          lambda: save(self.layout, planned, record, self.language), seconds)
         probe = notebook.cells.pop()
-        computed = {feature.results_key: feature.collect(notebook) for feature in RECORDED}
         device_use = read_probe("".join(o.get("text", "") for o in probe.outputs))
         devices = [{"name": g.name, "memory_mib": g.memory_mib, "driver": g.driver,
                     "cuda": g.cuda} for g in self.gpus if g.index in granted]
@@ -295,6 +327,7 @@ class Executor:
         book_metadata["provenance"] = provenance(
             self.runtimes[planned.task.tab], devices, device_use, cell_seconds, seconds)
         book_metadata.update(computed)
-        record = ExecutionRecord.from_notebook(notebook, planned.key)
+        record = replace(ExecutionRecord.from_notebook(notebook, planned.key),
+                         code_key=planned.code_key)
         return stored(planned, Status.RAN, record,
                       lambda: save(self.layout, planned, record, self.language))

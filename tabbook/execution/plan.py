@@ -3,16 +3,22 @@ cache and the frozen store hold for it, and whether a kernel must run it.
 
 A notebook runs again only when its cache key changes: the tab, its code after
 splitting, that tab's d2l file, the environment's exact packages, the GPU
-class. A notebook whose frozen key matches (see frozen.py) is taken from the
-frozen store instead, wherever the book is built.
+class, what the features ask its kernel to evaluate. When only the last changed (an
+``:eval:``, a claim, a condition added or edited) and every such expression can be
+evaluated on the values the cached run of the same code recorded, the kernel evaluates
+them there instead of running the code (see features/recorded_values.py). A notebook
+whose frozen key matches (see frozen.py) is taken from the frozen store instead,
+wherever the book is built.
 """
 from __future__ import annotations
 
 import functools
 import hashlib
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..core.layout import Layout
+from ..features.recorded_values import RECORDED_VALUES, names_after, replayable
 from .frozen import frozen_key, read_frozen
 from .kernels import Runtime
 from .record import CACHE_FORMAT, ExecutionRecord, prose_record, read_cache
@@ -20,9 +26,13 @@ from .tasks import Frozen, FrozenNote, Planned, Status, Task
 from ..bootstrap.records import key_of
 
 
-def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str) -> str:
+def cache_key(task: Task, runtime: Runtime, library_text: str, gpus: str,
+              annotated: bool = True) -> str:
+    """The key of the task's cached run; without `annotated`, that of its code alone (what
+    the features ask its kernel to evaluate left out)."""
     material = {"format": CACHE_FORMAT, "tab": task.tab, "code": task.code}
-    material.update(task.annotations)   # none in a notebook without: its key unchanged
+    if annotated:
+        material.update(task.annotations)   # none in a notebook without: its key unchanged
     if task.computes:   # a prose-only notebook runs nothing: the environment cannot change it
         material.update(library=hashlib.sha256(library_text.encode()).hexdigest(),
                         python=runtime.python_version, packages=runtime.packages, gpus=gpus,
@@ -53,14 +63,38 @@ def plan_tasks(context: Context, tasks: list[Task]) -> tuple[Planned, ...]:
 def plan_task(context: Context, task: Task) -> Planned:
     runtime, library = context.runtimes[task.tab], context.libraries[task.tab]
     key = cache_key(task, runtime, library, context.gpu_class)
+    code_key = cache_key(task, runtime, library, context.gpu_class, annotated=False)
     frozen_as = frozen_key(task, library, runtime.framework_version)
     cached = read_cache(context.layout.cache_record(task.tab, task.section))
-    planned = functools.partial(Planned, task, key, frozen_as, cached.seconds if cached else 0.0)
+    planned = functools.partial(Planned, task, key, frozen_as, cached.seconds if cached else 0.0,
+                                code_key=code_key)
     frozen, note = _frozen(context, task, frozen_as)
     if note is not None and note.state is Frozen.USED:
         return planned(note, Status.FROZEN, frozen)
     current = cached if cached and cached.key == key and not context.force else None
-    return planned(note, *_outcome(context, task, runtime, current, key))
+    outcome, record = _outcome(context, task, runtime, current, key)
+    if outcome is None and not context.force and cached is not None and \
+            cached.code_key == code_key and replays(task, cached):
+        return _replayed(planned, note, task, cached, key)
+    return planned(note, outcome, record)
+
+
+def _replayed(planned: Callable[..., Planned], note: FrozenNote | None, task: Task,
+              cached: ExecutionRecord, key: str) -> Planned:
+    """A task whose expressions are evaluated on the values of the cached run of its code:
+    by a kernel, unless it only dropped some (nothing left to evaluate)."""
+    if any(task.unanswered(cached).values()):
+        return planned(note, None, None, replay=cached)
+    return planned(note, Status.REEVALUATED, cached.reevaluated(key, task.asked, {}))
+
+
+def replays(task: Task, record: ExecutionRecord) -> bool:
+    """Whether every expression the task's features ask of its kernel that the run of
+    `record` (its code is the task's) did not compute can be evaluated on the values that
+    run recorded, instead of running it."""
+    names = names_after(record.computed.get(RECORDED_VALUES.results_key, ()))
+    return all(item["after"] in names and replayable(item["expression"], names[item["after"]])
+               for items in task.unanswered(record).values() for item in items)
 
 
 def _frozen(context: Context, task: Task,

@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import copy
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Mapping
 
 from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
+from ..features.kernel_cells import result_entry
 from ..features.registry import RECORDED
 from ..source.slide_marks import SLIDES_KEY
 from ..notebooks.features import computed_in, shown_after, with_rendered_roles
@@ -46,6 +47,9 @@ class ExecutionRecord:
     computed: Mapping[str, tuple[dict, ...]] = field(default_factory=dict)
     """What the features' hooks collected from the same run, by their `results_key`
     (none empty; see features/extension.py)."""
+    code_key: str = ""
+    """The cache key of its code alone ("" in records older than it): a record of the
+    same code can evaluate new expressions on its recorded values."""
 
     @classmethod
     def from_json(cls, data: Any) -> ExecutionRecord | None:
@@ -60,12 +64,13 @@ class ExecutionRecord:
                 return None
             if items:
                 computed[feature.results_key] = tuple(items)
+        code_key = data.get("code_key", "")
         return cls(data["key"], float(data["seconds"]), data["kernel"], data["provenance"],
-                   data["cells"], computed)
+                   data["cells"], computed, code_key if isinstance(code_key, str) else "")
 
     def to_json(self) -> dict:
         return {"key": self.key, "seconds": self.seconds, "kernel": self.kernel,
-                "provenance": self.provenance, "cells": self.cells,
+                "provenance": self.provenance, "cells": self.cells, "code_key": self.code_key,
                 **{key: list(items) for key, items in self.computed.items()}}
 
     @classmethod
@@ -78,6 +83,19 @@ class ExecutionRecord:
                    {name: notebook.metadata[name] for name in KERNEL_METADATA
                     if name in notebook.metadata},
                    provenance, cell_results(notebook), computed_in(notebook))
+
+    def reevaluated(self, key: str, asked: Mapping[str, list[dict]],
+                    computed: Mapping[str, list[dict]]) -> ExecutionRecord:
+        """This record under `key`, answering what the features now ask (`asked`, by
+        results key: ``{"after", "expression"}`` each) with what its run computed, or else
+        with what was `computed` on its recorded values; its outputs, provenance and
+        recorded values kept."""
+        answers = dict(self.computed)
+        for name, items in asked.items():
+            found = [*self.computed.get(name, ()), *computed.get(name, ())]
+            answers[name] = tuple(entry for item in items if (entry := result_entry(
+                found, item["after"], item["expression"])) is not None)
+        return replace(self, key=key, computed={n: items for n, items in answers.items() if items})
 
     def merged_into(self, notebook: nbformat.NotebookNode,
                     language: Language) -> nbformat.NotebookNode:

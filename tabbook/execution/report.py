@@ -25,6 +25,10 @@ from .provenance import frozen_of, provenance_of
 from .tasks import Execution, Status, Task
 
 REPORT_NAME = "report"   # _build/eval/report.json and report.md
+SUMMARY = {Status.REEVALUATED: "re-evaluated", Status.CACHED: "cached", Status.FROZEN: "frozen",
+           Status.NO_CODE: "no code", Status.FAILED: "FAILED", Status.INTERRUPTED: "interrupted",
+           Status.SKIPPED: "skipped: no GPU"}
+"""The console's word for each status (`summary_table`)."""
 FROZEN = {"used": "used", "stale": "out of date"}   # the report's words for a frozen note
 
 
@@ -252,3 +256,16 @@ def write_report(report: Report, folder: Path) -> tuple[Path, Path]:
     atomic_write(json_path, report.to_json())
     atomic_write(md_path, report.to_markdown())
     return json_path, md_path
+
+
+def summary_table(executions: list[Execution], tabs: tuple[str, ...]) -> str:
+    """Section × tab: cached / ran in N s / re-evaluated / failed."""
+    cells: dict[str, dict[str, str]] = {}
+    for execution in executions:
+        cells.setdefault(execution.task.section.name, {})[execution.task.tab] = \
+            SUMMARY.get(execution.status, f"ran in {execution.seconds:.1f} s")
+    width = max([len("section")] + [len(n) for n in cells])
+    rows = [f"{'section':<{width}}  " + "  ".join(f"{t:<14}" for t in tabs)]
+    rows += [f"{name:<{width}}  " + "  ".join(f"{row.get(t, '-'):<14}" for t in tabs)
+             for name, row in cells.items()]
+    return "\n".join(row.rstrip() for row in rows)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..core.model import METADATA_KEY, Section
+from ..features.kernel_cells import result_entry
 from ..features.registry import FEATURES
 from .leftovers import Leftover
 from .record import ExecutionRecord
@@ -23,6 +24,9 @@ if TYPE_CHECKING:   # nbformat: loaded by the commands that read or write notebo
 class Status(enum.StrEnum):
     """What became of a task (the report and the console show the value)."""
     RAN = "ran"
+    REEVALUATED = "re-evaluated"
+    """Its code did not change, only expressions of its prose: they were evaluated on the
+    values its last run recorded (features/recorded_values.py), without running it."""
     CACHED = "cached"
     FROZEN = "frozen"
     NO_CODE = "no code"
@@ -33,7 +37,7 @@ class Status(enum.StrEnum):
     @property
     def has_outputs(self) -> bool:
         """Whether the task's executed notebook holds the outputs of its current code."""
-        return self in (Status.RAN, Status.CACHED, Status.FROZEN)
+        return self in (Status.RAN, Status.REEVALUATED, Status.CACHED, Status.FROZEN)
 
     @property
     def unfinished(self) -> bool:
@@ -63,6 +67,21 @@ class Task:
         metadata = self.notebook.metadata.get(METADATA_KEY, {})
         return {feature.key: list(metadata[feature.key]) for feature in FEATURES
                 if feature.key in metadata}
+
+    @property
+    def asked(self) -> dict[str, list[dict]]:
+        """What the features ask of its kernel, by the key their results are kept under
+        (empty for a feature that asks nothing of it now)."""
+        return {feature.results_key: self.annotations.get(feature.key, [])
+                for feature in FEATURES if feature.annotate is not None}
+
+    def unanswered(self, record: ExecutionRecord) -> dict[str, list[dict]]:
+        """What the features ask of its kernel that the run of `record` did not compute
+        (added or changed since), by feature key."""
+        return {feature.key: [item for item in items if result_entry(
+                    record.computed.get(feature.results_key, ()), item["after"],
+                    item["expression"]) is None]
+                for feature in FEATURES if (items := self.annotations.get(feature.key))}
 
     @property
     def computes(self) -> bool:
@@ -105,9 +124,15 @@ class Planned:
     """Seconds of its last run (0 if none), to start the longest notebooks first."""
     frozen: FrozenNote | None
     outcome: Status | None
-    """FROZEN, CACHED, NO_CODE or SKIPPED when no kernel runs it; None when it runs."""
+    """FROZEN, CACHED, NO_CODE, SKIPPED or REEVALUATED (nothing left to evaluate: it only
+    dropped expressions) when no kernel runs it; None when it runs."""
     record: ExecutionRecord | None = None
     """The outputs it is written from without a kernel (cache or frozen store)."""
+    code_key: str = ""
+    """Its cache key without what the features ask of the kernel: that of its code."""
+    replay: ExecutionRecord | None = None
+    """The cached run of the same code whose recorded values its kernel evaluates the
+    expressions on, instead of running the code (see features/recorded_values.py)."""
 
     @property
     def runs(self) -> bool:

@@ -7,7 +7,8 @@ one that raises, is a located problem naming its tab and the values of the names
 uses; our book, built strict, stops on it. So a sentence written against one
 framework's outputs cannot be published beside another's that refute it.
 
-Claims are in the cache key (adding one runs its section again) but not in the frozen
+Claims are in the cache key (adding one judges it on the values its section's last run
+recorded, or runs the section again: features/recorded_values.py) but not in the frozen
 key: a prose edit must not discard a GPU run. A frozen run that predates a claim has
 not judged it; the claim is listed as not judged, without stopping the build, until the
 next ``eval --freeze`` on a GPU judges it. A claim a frozen run refutes stops the build.

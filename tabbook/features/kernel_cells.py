@@ -91,13 +91,19 @@ def collect_evaluated(notebook: nbformat.NotebookNode, key: str) -> list[dict]:
         printed = "".join(o.get("text", "") for o in cell.outputs if o.get("name") == "stdout")
         for expression, result in zip(marks["expressions"], _printed_results(printed)):
             results.append({"after": marks[key], "expression": expression, **result})
+    notebook.cells = counted_again(kept)
+    return results
+
+
+def counted_again(cells: list) -> list:
+    """`cells`, their execution counts numbered again as if the cells a feature added to
+    the notebook, now removed, had not run."""
     count = 0
-    for cell in kept:
+    for cell in cells:
         if cell.cell_type == "code" and cell.get("execution_count") is not None:
             count += 1
             cell.execution_count = count
-    notebook.cells = kept
-    return results
+    return cells
 
 
 def _printed_results(printed: str) -> list[dict]:

@@ -7,8 +7,11 @@ from .claims import CLAIMS
 from .conditions import CONDITIONS
 from .extension import Feature
 from .inline_values import INLINE_VALUES
+from .recorded_values import RECORDED_VALUES
 
-FEATURES: tuple[Feature, ...] = (INLINE_VALUES, CLAIMS, CONDITIONS, CITATIONS)
+# Recorded values first: its cells go after the code cells of the split notebook, before
+# the other features add cells of their own.
+FEATURES: tuple[Feature, ...] = (RECORDED_VALUES, INLINE_VALUES, CLAIMS, CONDITIONS, CITATIONS)
 ROLES: dict[str, Feature] = {role: feature for feature in FEATURES for role in feature.roles}
 """The feature of each role a feature adds."""
 BLOCK_ROLES: dict[str, Feature] = {role: feature for feature in FEATURES
