@@ -215,7 +215,7 @@ def test_a_claim_that_holds_narrowly_is_noted_in_that_tab_without_stopping(proje
     assert "slow > 99" not in report
 
 
-def test_frozen_runs_keep_their_judgements_and_predate_new_claims(project, copy):
+def test_frozen_runs_keep_their_judgements_and_judge_new_claims_on_their_values(project, copy):
     line = edit(copy, TRUE_CLAIM, FALSE_IN_MXNET)
     result = project("eval", "--freeze", root=copy)   # refuted, and kept all the same
     assert result.returncode == 1 and "[mxnet] warning: claim false" in result.stderr
@@ -226,15 +226,34 @@ def test_frozen_runs_keep_their_judgements_and_predate_new_claims(project, copy)
     assert result.returncode == 1 and ran(result) == 0
     assert f"chapters/chap/sec.md:{line}: [mxnet] warning: claim false" in result.stderr
     # The sentence fixed, with a new claim: the frozen outputs stay in use (the claim is
-    # not in the frozen key), and the claim is listed as not judged, without stopping.
-    line = edit(copy, TRUE_CLAIM, "Il en traite plus de 9 000. :check:`rate > 9000`")
+    # not in the frozen key), and the claim is judged on the values the frozen run
+    # recorded, without running the code; the answers are kept.
+    edit(copy, TRUE_CLAIM, "Il en traite plus de 9 000. :check:`rate > 9000`")
     result = project("html", root=copy)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert ran(result) == 0 and re.search(r"chap/sec +frozen +frozen", result.stdout)
+    assert ran(result) == 0 and reevaluated(result) == 2 and "not judged" not in result.stderr
+    notebook = nbformat.read(copy / "_build/eval/mxnet/chap/sec.ipynb", 4)
+    assert notebook.metadata[METADATA_KEY]["frozen"]["status"] == "used"
+    assert notebook.metadata[METADATA_KEY]["claims"][-1]["holds"] is True
+    again = project("html", "--recheck", root=copy)
+    assert reevaluated(again) == 0 and re.search(r"chap/sec +frozen +frozen", again.stdout)
+    # An inline value changed: a run that recorded its values is keyed on its code alone.
+    edit(copy, TRUE_CLAIM, "Soit :eval:`round(rate)` images.")
+    result = project("html", root=copy)
+    assert ran(result) == 0 and reevaluated(result) == 2, result.stdout + result.stderr
+    assert "Soit 9041 images." in markdown_of(copy, "eval", "mxnet")
+    # What its values cannot answer: a claim is listed as not judged, without stopping...
+    line = edit(copy, TRUE_CLAIM, "Affiché. :check:`callable(print)`")
+    result = project("html", root=copy)
+    assert result.returncode == 0 and ran(result) == 0, result.stdout + result.stderr
     assert "eval: 2 claims not judged: the frozen GPU runs shown predate them" in result.stderr
     report = (copy / "_build/eval/report.md").read_text(encoding="utf-8")
-    assert (f"- chapters/chap/sec.md:{line}: [mxnet] warning: :check:`rate > 9000` not "
+    assert (f"- chapters/chap/sec.md:{line}: [mxnet] warning: :check:`callable(print)` not "
             "judged: the frozen run shown predates it") in report
+    # ... and an inline value runs the section here, its frozen result out of date.
+    edit(copy, TRUE_CLAIM, "Vu :eval:`callable(print)`.")
+    result = project("html", root=copy)
+    assert ran(result) == 2 and "is out of date" in result.stderr, result.stdout
 
 
 # -- without kernels -----------------------------------------------------------------

@@ -216,8 +216,9 @@ class Console:
                  + (f", {skipped} skipped" if skipped else ""))
         for planned in plan.stale:
             self.warn(f"note: {planned.task.label}: the frozen result "
-                      f"({frozen_origin(planned.frozen.metadata())}) is out of date (code, d2l "
-                      "or the framework's major version changed): it runs here instead; "
+                      f"({frozen_origin(planned.frozen.metadata())}) is out of date (code, d2l, "
+                      "the framework's major version, or an expression its recorded values "
+                      "cannot answer): it runs here instead; "
                       "refresh frozen/ with `build.py eval --freeze` on a GPU machine (the GPU "
                       "job)")
 

@@ -11,7 +11,9 @@ the framework's exact release: a GPU node keeps the release it has installed
 (PyTorch 2.11 with CUDA there, 2.13 on the CPU here), and its outputs hold. The
 exact versions are in each notebook's provenance, which readers are shown. When
 the key no longer matches, the section runs where the book is built, and its
-page and the report say that the frozen result is out of date.
+page and the report say that the frozen result is out of date. A run that recorded
+its values (features/recorded_values.py) is keyed without the expressions of the prose:
+those added or changed since are evaluated on its values (execution/plan.py).
 """
 from __future__ import annotations
 
@@ -25,6 +27,7 @@ from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
+from ..features.recorded_values import RECORDED_VALUES
 from ..features.registry import FROZEN_KEYED
 from .record import ExecutionRecord
 from .tasks import Execution, Task
@@ -43,16 +46,26 @@ def major_version(version: str) -> str:
     return version.split("+")[0].split(".")[0]
 
 
-def frozen_key(task: Task, library_text: str, framework_version: str) -> str:
+def frozen_key(task: Task, library_text: str, framework_version: str,
+               expressions: bool = True) -> str:
+    """The task's key in the frozen store; without `expressions`, that of a frozen run
+    that recorded its values, whose new expressions are evaluated on those values (see
+    features/recorded_values.py): what the features ask is then left out."""
     material = {"format": FROZEN_FORMAT, "tab": task.tab, "code": task.code,
                 "library": hashlib.sha256(library_text.encode()).hexdigest(),
                 "framework": major_version(framework_version),
                 "requires_gpus": task.section.gpus}
     # None in a notebook without: its key unchanged. Claims are left out: a sentence
     # edit must not discard a GPU run (see features/claims.py).
-    material.update({key: annotation for key, annotation in task.annotations.items()
-                     if key in FROZEN_KEYED})
+    if expressions:
+        material.update({key: annotation for key, annotation in task.annotations.items()
+                         if key in FROZEN_KEYED})
     return key_of(material)
+
+
+def recorded_values(record: ExecutionRecord) -> bool:
+    """Whether a run recorded its values (runs older than that feature did not)."""
+    return bool(record.computed.get(RECORDED_VALUES.results_key))
 
 
 def read_frozen(layout: Layout, task: Task) -> ExecutionRecord | None:
@@ -89,7 +102,9 @@ def freeze(layout: Layout, executions: list[Execution], language: Language) -> F
             continue   # failed, skipped, or prose only: nothing to freeze
         task = execution.task
         notebook = record.merged_into(task.notebook, language)
-        notebook.metadata[METADATA_KEY][KEY] = execution.planned.frozen_key
+        planned = execution.planned
+        notebook.metadata[METADATA_KEY][KEY] = (
+            planned.frozen_code_key if recorded_values(record) else planned.frozen_key)
         target = layout.frozen(task.tab, task.section)
         (result.written if write_notebook_if_changed(target, notebook)
          else result.unchanged).append(target)

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 
 from ..core.layout import Layout
 from ..features.recorded_values import RECORDED_VALUES, names_after, replayable
-from .frozen import frozen_key, read_frozen
+from ..features.registry import FROZEN_KEYED
+from .frozen import frozen_key, read_frozen, recorded_values
 from .kernels import Runtime
 from .record import CACHE_FORMAT, ExecutionRecord, prose_record, read_cache
 from .tasks import Frozen, FrozenNote, Planned, Status, Task
@@ -64,25 +65,34 @@ def plan_task(context: Context, task: Task) -> Planned:
     runtime, library = context.runtimes[task.tab], context.libraries[task.tab]
     key = cache_key(task, runtime, library, context.gpu_class)
     code_key = cache_key(task, runtime, library, context.gpu_class, annotated=False)
-    frozen_as = frozen_key(task, library, runtime.framework_version)
+    frozen_keys = (frozen_key(task, library, runtime.framework_version),
+                   frozen_key(task, library, runtime.framework_version, expressions=False))
     cached = read_cache(context.layout.cache_record(task.tab, task.section))
-    planned = functools.partial(Planned, task, key, frozen_as, cached.seconds if cached else 0.0,
-                                code_key=code_key)
-    frozen, note = _frozen(context, task, frozen_as)
+    planned = functools.partial(Planned, task, key, frozen_keys[0],
+                                cached.seconds if cached else 0.0, code_key=code_key,
+                                frozen_code_key=frozen_keys[1])
+    frozen, note = _frozen(context, task, *frozen_keys)
     if note is not None and note.state is Frozen.USED:
-        return planned(note, Status.FROZEN, frozen)
+        served = _from_frozen(planned, note, task, frozen, cached, key)
+        if served is not None:
+            return served
+        note = FrozenNote(Frozen.STALE, note.path, note.provenance)
     current = cached if cached and cached.key == key and not context.force else None
     outcome, record = _outcome(context, task, runtime, current, key)
-    if outcome is None and not context.force and cached is not None and \
-            cached.code_key == code_key and replays(task, cached):
-        return _replayed(planned, note, task, cached, key)
+    if outcome is None and not context.force:
+        return _replayed(planned, note, task, cached, (key, code_key)) or \
+            planned(note, None, None)
     return planned(note, outcome, record)
 
 
 def _replayed(planned: Callable[..., Planned], note: FrozenNote | None, task: Task,
-              cached: ExecutionRecord, key: str) -> Planned:
-    """A task whose expressions are evaluated on the values of the cached run of its code:
-    by a kernel, unless it only dropped some (nothing left to evaluate)."""
+              cached: ExecutionRecord | None, keys: tuple[str, str]) -> Planned | None:
+    """A task to run whose expressions can be evaluated on the values of the cached run of
+    its code instead (`keys`: its cache key and that of its code): by a kernel, unless it
+    only dropped some (nothing left to evaluate); None if they cannot."""
+    key, code_key = keys
+    if cached is None or cached.code_key != code_key or not replays(task, cached):
+        return None
     if any(task.unanswered(cached).values()):
         return planned(note, None, None, replay=cached)
     return planned(note, Status.REEVALUATED, cached.reevaluated(key, task.asked, {}))
@@ -97,15 +107,36 @@ def replays(task: Task, record: ExecutionRecord) -> bool:
                for items in task.unanswered(record).values() for item in items)
 
 
-def _frozen(context: Context, task: Task,
-            frozen_as: str) -> tuple[ExecutionRecord | None, FrozenNote | None]:
+def _from_frozen(planned: Callable[..., Planned], note: FrozenNote, task: Task,
+                 frozen: ExecutionRecord, cached: ExecutionRecord | None,
+                 key: str) -> Planned | None:
+    """A task the frozen store serves: from its frozen run, what its features ask now that
+    the run did not compute evaluated on the values the run recorded (once: the cache
+    keeps the answers). None when an inline value or a condition cannot be evaluated on
+    them: the section must run here. A claim that cannot be is listed as not judged."""
+    unanswered = task.unanswered(frozen)
+    if not recorded_values(frozen) or not any(unanswered.values()):
+        return planned(note, Status.FROZEN, frozen)
+    if cached is not None and cached.key == key and cached.cells == frozen.cells and \
+            cached.provenance == frozen.provenance:
+        return planned(note, Status.FROZEN, cached)
+    if replays(task, frozen):
+        return planned(note, None, None, replay=frozen)
+    if any(unanswered.get(feature) for feature in FROZEN_KEYED):
+        return None
+    return planned(note, Status.FROZEN, frozen)
+
+
+def _frozen(context: Context, task: Task, frozen_as: str,
+            frozen_code: str) -> tuple[ExecutionRecord | None, FrozenNote | None]:
     """The task's frozen record, and what its executed notebook will say of it: used
-    (its key matches, and no --force), out of date (its key differs), or nothing."""
+    (its key matches, and no --force), out of date (its key differs), or nothing. A run
+    that recorded its values is keyed on its code alone (`frozen_code`)."""
     frozen = read_frozen(context.layout, task)
     if frozen is None:
         return None, None
     path = context.layout.shown(context.layout.frozen(task.tab, task.section))
-    if frozen.key != frozen_as:
+    if frozen.key != (frozen_code if recorded_values(frozen) else frozen_as):
         return frozen, FrozenNote(Frozen.STALE, path, frozen.provenance)
     return frozen, None if context.force else FrozenNote(Frozen.USED, path, frozen.provenance)
 

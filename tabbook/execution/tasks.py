@@ -130,6 +130,9 @@ class Planned:
     """The outputs it is written from without a kernel (cache or frozen store)."""
     code_key: str = ""
     """Its cache key without what the features ask of the kernel: that of its code."""
+    frozen_code_key: str = ""
+    """Its frozen key without what the features ask (that of a run that recorded its
+    values)."""
     replay: ExecutionRecord | None = None
     """The cached run of the same code whose recorded values its kernel evaluates the
     expressions on, instead of running the code (see features/recorded_values.py)."""

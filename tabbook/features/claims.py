@@ -10,8 +10,9 @@ framework's outputs cannot be published beside another's that refute it.
 Claims are in the cache key (adding one judges it on the values its section's last run
 recorded, or runs the section again: features/recorded_values.py) but not in the frozen
 key: a prose edit must not discard a GPU run. A frozen run that predates a claim has
-not judged it; the claim is listed as not judged, without stopping the build, until the
-next ``eval --freeze`` on a GPU judges it. A claim a frozen run refutes stops the build.
+not judged it: the claim is judged on the values that run recorded, or, where it cannot
+be (a run older than that, an expression that reads more), listed as not judged, without
+stopping the build, until the next ``eval --freeze`` on a GPU judges it. A claim a frozen run refutes stops the build.
 """
 from __future__ import annotations
 
