@@ -7,10 +7,11 @@ from __future__ import annotations
 import json
 import subprocess
 
+import nbformat
 import pytest
 
 from tabbook.features.recorded_values import (MARKER, RECORDING, RESTORING, names_after,
-                                              replayable)
+                                              replay_notebook, replayable)
 
 # Runs in the framework's interpreter (NumPy is there, not in the build's).
 ROUND_TRIP = RECORDING + RESTORING + """
@@ -92,3 +93,16 @@ def test_an_expression_over_recorded_values_and_pure_functions_is_replayable(exp
 ])
 def test_an_expression_the_record_cannot_answer_is_not_replayable(expression, why):
     assert not replayable(expression, names_after(RECORDED)["a"]), why
+
+
+def test_a_replay_imports_only_the_modules_its_expressions_read():
+    notebook = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("import d2l", id="a"),
+                                               nbformat.v4.new_markdown_cell("Texte."),
+                                               nbformat.v4.new_code_cell("gap = 0.5", id="b")])
+    for expressions, imported in ((["rate > 1"], False), (["d2l.french_number(rate)"], True)):
+        replay = replay_notebook(notebook, RECORDED, expressions)
+        first, second = (cell.source.split("__tabbook_restore(")[-1]   # the values given
+                         for cell in replay.cells if cell.cell_type == "code")
+        assert ("d2l.torch" in first) is imported and "rate" in first and "numpy" not in first
+        assert '"gap": 0.5' in second   # a cell's own values, restored in its place
+    assert notebook.cells[0].source == "import d2l"   # the split notebook is left alone

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import copy
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -255,12 +255,19 @@ def _pure(module: str, attribute: str) -> bool:
     return root in PURE_MODULES and attribute != "random" and ".random" not in module
 
 
-def replay_notebook(notebook: nbformat.NotebookNode,
-                    recorded: Sequence[dict]) -> nbformat.NotebookNode:
+def replay_notebook(notebook: nbformat.NotebookNode, recorded: Sequence[dict],
+                    expressions: Iterable[str]) -> nbformat.NotebookNode:
     """A copy of the split `notebook` whose code cells restore the values `recorded` after
     them instead of computing them (same ids: the features' cells go where they would
-    in a run); a cell after which nothing was recorded does nothing."""
-    diffs = {diff["after"]: diff for diff in recorded}
+    in a run); a cell after which nothing was recorded does nothing. Of the modules, only
+    those the `expressions` to evaluate read are imported again (`d2l` imports its
+    framework: seconds)."""
+    read = {node.id for expression in expressions
+            for node in ast.walk(ast.parse(expression.strip(), mode="eval"))
+            if isinstance(node, ast.Name)}
+    diffs = {diff["after"]: {"set": {name: data for name, data in diff["set"].items()
+                                     if name in read or not _tagged(data, "$module")},
+                             "unset": diff["unset"]} for diff in recorded}
     replay = copy.deepcopy(notebook)
     for cell in (cell for cell in replay.cells if cell.cell_type == "code"):
         diff = diffs.get(cell.id)
