@@ -278,16 +278,19 @@ def two_tab_book(root: Path, sections: dict[str, str], pythons: dict[str, Path])
     return run
 
 
+def eval_summary(result) -> str:
+    """The last line of the eval step in a build's output ("eval: N ran, ...")."""
+    return next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
+
+
 def ran(result) -> int:
     """How many notebooks the eval step of a build's output ran."""
-    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
-    return int(line.split()[1])
+    return int(eval_summary(result).split()[1])
 
 
 def reevaluated(result) -> int:
     """How many notebooks the eval step of a build's output re-evaluated on recorded values."""
-    line = next(l for l in result.stdout.splitlines() if l.startswith("eval: ") and " ran," in l)
-    found = re.search(r"(\d+) re-evaluated,", line)
+    found = re.search(r"(\d+) re-evaluated,", eval_summary(result))
     return int(found.group(1)) if found else 0
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import CONFIG, md, pinned_version, with_build_system, write_book
+from conftest import CONFIG, md, pinned_version, ran, with_build_system, write_book
 from tabbook.core.language import ENGLISH_LANGUAGE
 
 SECTION = "chapters/chap/sec.md"
@@ -54,11 +54,6 @@ def project(tmp_path, pythons):
                               timeout=600)
     build.root = tmp_path
     return build
-
-
-def ran(result) -> int:
-    line = next(l for l in result.stdout.split("\n") if l.startswith("eval: ") and " ran," in l)
-    return int(line.split()[1])
 
 
 def edit(root: Path, text: str) -> None:

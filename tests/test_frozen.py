@@ -13,10 +13,10 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from conftest import REPO, md
+from conftest import REPO, eval_summary, md, ran
 from tabbook.cli.options import parse_command_line
 from tabbook.execution.shard import Shard, estimates, partition, shard_items
-from test_execute import edit, project, pythons, ran, section_text  # noqa: F401  (fixtures)
+from test_execute import edit, project, pythons, section_text  # noqa: F401  (fixtures)
 
 FIXTURE = REPO / "tests" / "fixtures" / "frozen-h100" / "sec.ipynb"
 GPU_CODE = """\
@@ -50,11 +50,6 @@ def outputs(notebook) -> list[str]:
             if cell.cell_type == "code"]
 
 
-def summary(result) -> str:
-    return next(line for line in result.stdout.split("\n") if line.startswith("eval: ")
-                and " ran," in line)
-
-
 def test_freeze_then_a_clean_build_executes_nothing(project):
     root = project.root
     first = project("eval", "--freeze")
@@ -71,7 +66,7 @@ def test_freeze_then_a_clean_build_executes_nothing(project):
     shutil.rmtree(root / "_build")
     again = project("eval")
     assert again.returncode == 0, again.stdout + again.stderr
-    assert summary(again).startswith("eval: 0 ran, 0 cached, 2 frozen, 0 failed")
+    assert eval_summary(again).startswith("eval: 0 ran, 0 cached, 2 frozen, 0 failed")
     assert "eval: 6 notebooks, 2 frozen, 0 cached, 4 without code, 0 to run" in again.stdout
     for tab in ("pytorch", "mxnet"):
         executed = read(root / "_build" / "eval" / tab / "chap" / "sec.ipynb")
@@ -84,7 +79,7 @@ def test_freeze_then_a_clean_build_executes_nothing(project):
     # The key covers the code, not the prose: a prose edit still runs nothing.
     edit(root, section_text(prose="Un texte tout neuf."))
     prose = project("eval")
-    assert ran(prose) == 0 and "2 frozen" in summary(prose)
+    assert ran(prose) == 0 and "2 frozen" in eval_summary(prose)
     assert "Un texte tout neuf." in "".join(
         cell.source for cell in read(root / "_build" / "eval" / "pytorch" / "chap" / "sec.ipynb")
         .cells)
@@ -186,7 +181,7 @@ def test_two_shards_are_disjoint_complete_and_merge_through_frozen(project):
         shutil.copytree(root / f"frozen-{k}", root / "frozen", dirs_exist_ok=True)
     merged = project("eval")
     assert merged.returncode == 0, merged.stdout + merged.stderr
-    assert summary(merged).startswith("eval: 0 ran, 0 cached, 4 frozen, 0 failed")
+    assert eval_summary(merged).startswith("eval: 0 ran, 0 cached, 4 frozen, 0 failed")
 
     # Now the cut is made from the durations the frozen notebooks recorded.
     cut = next(line for line in project("eval", "--shard", "1/2").stdout.split("\n")

@@ -87,8 +87,7 @@ def _to_execute(planned: Planned) -> nbformat.NotebookNode:
     if planned.replay is None:
         return copy.deepcopy(planned.task.notebook)
     unanswered = planned.task.unanswered(planned.replay)
-    notebook = replay_notebook(planned.task.notebook,
-                               planned.replay.computed[RECORDED_VALUES.results_key],
+    notebook = replay_notebook(planned.task.notebook, planned.replay.recorded,
                                [item["expression"] for items in unanswered.values()
                                 for item in items])
     notebook.metadata[METADATA_KEY].update(unanswered)

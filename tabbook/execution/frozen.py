@@ -27,7 +27,6 @@ from ..core.files import read_notebook, write_notebook_if_changed
 from ..core.language import Language
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY
-from ..features.recorded_values import RECORDED_VALUES
 from ..features.registry import FROZEN_KEYED
 from .record import ExecutionRecord
 from .tasks import Execution, Task
@@ -61,11 +60,6 @@ def frozen_key(task: Task, library_text: str, framework_version: str,
         material.update({key: annotation for key, annotation in task.annotations.items()
                          if key in FROZEN_KEYED})
     return key_of(material)
-
-
-def recorded_values(record: ExecutionRecord) -> bool:
-    """Whether a run recorded its values (runs older than that feature did not)."""
-    return bool(record.computed.get(RECORDED_VALUES.results_key))
 
 
 def read_frozen(layout: Layout, task: Task) -> ExecutionRecord | None:
@@ -104,7 +98,7 @@ def freeze(layout: Layout, executions: list[Execution], language: Language) -> F
         notebook = record.merged_into(task.notebook, language)
         planned = execution.planned
         notebook.metadata[METADATA_KEY][KEY] = (
-            planned.frozen_code_key if recorded_values(record) else planned.frozen_key)
+            planned.frozen_code_key if record.recorded else planned.frozen_key)
         target = layout.frozen(task.tab, task.section)
         (result.written if write_notebook_if_changed(target, notebook)
          else result.unchanged).append(target)

@@ -14,13 +14,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from ..core.layout import Layout
-from ..features.recorded_values import RECORDED_VALUES, names_after, replayable
+from ..features.recorded_values import names_after, replayable
 from ..features.registry import FROZEN_KEYED
-from .frozen import frozen_key, read_frozen, recorded_values
+from .frozen import frozen_key, read_frozen
 from .kernels import Runtime
 from .record import CACHE_FORMAT, ExecutionRecord, prose_record, read_cache
 from .tasks import Frozen, FrozenNote, Planned, Status, Task
@@ -91,20 +91,23 @@ def _replayed(planned: Callable[..., Planned], note: FrozenNote | None, task: Ta
     its code instead (`keys`: its cache key and that of its code): by a kernel, unless it
     only dropped some (nothing left to evaluate); None if they cannot."""
     key, code_key = keys
-    if cached is None or cached.code_key != code_key or not replays(task, cached):
+    if cached is None or cached.code_key != code_key:
         return None
-    if any(task.unanswered(cached).values()):
+    unanswered = task.unanswered(cached)
+    if not replays(unanswered, cached):
+        return None
+    if any(unanswered.values()):
         return planned(note, None, None, replay=cached)
     return planned(note, Status.REEVALUATED, cached.reevaluated(key, task.asked, {}))
 
 
-def replays(task: Task, record: ExecutionRecord) -> bool:
-    """Whether every expression the task's features ask of its kernel that the run of
-    `record` (its code is the task's) did not compute can be evaluated on the values that
-    run recorded, instead of running it."""
-    names = names_after(record.computed.get(RECORDED_VALUES.results_key, ()))
+def replays(unanswered: Mapping[str, list[dict]], record: ExecutionRecord) -> bool:
+    """Whether every expression a task asks that the run of `record` (its code is the
+    task's) did not compute (`unanswered`, `Task.unanswered`) can be evaluated on the
+    values that run recorded, instead of running it."""
+    names = names_after(record.recorded)
     return all(item["after"] in names and replayable(item["expression"], names[item["after"]])
-               for items in task.unanswered(record).values() for item in items)
+               for items in unanswered.values() for item in items)
 
 
 def _from_frozen(planned: Callable[..., Planned], note: FrozenNote, task: Task,
@@ -115,12 +118,12 @@ def _from_frozen(planned: Callable[..., Planned], note: FrozenNote, task: Task,
     keeps the answers). None when an inline value or a condition cannot be evaluated on
     them: the section must run here. A claim that cannot be is listed as not judged."""
     unanswered = task.unanswered(frozen)
-    if not recorded_values(frozen) or not any(unanswered.values()):
+    if not frozen.recorded or not any(unanswered.values()):
         return planned(note, Status.FROZEN, frozen)
     if cached is not None and cached.key == key and cached.cells == frozen.cells and \
             cached.provenance == frozen.provenance:
         return planned(note, Status.FROZEN, cached)
-    if replays(task, frozen):
+    if replays(unanswered, frozen):
         return planned(note, None, None, replay=frozen)
     if any(unanswered.get(feature) for feature in FROZEN_KEYED):
         return None
@@ -136,7 +139,7 @@ def _frozen(context: Context, task: Task, frozen_as: str,
     if frozen is None:
         return None, None
     path = context.layout.shown(context.layout.frozen(task.tab, task.section))
-    if frozen.key != (frozen_code if recorded_values(frozen) else frozen_as):
+    if frozen.key != (frozen_code if frozen.recorded else frozen_as):
         return frozen, FrozenNote(Frozen.STALE, path, frozen.provenance)
     return frozen, None if context.force else FrozenNote(Frozen.USED, path, frozen.provenance)
 

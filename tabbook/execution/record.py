@@ -17,6 +17,7 @@ from ..bootstrap.records import conforms, read_record, write_record
 from ..core.language import Language
 from ..core.model import METADATA_KEY
 from ..features.kernel_cells import result_entry
+from ..features.recorded_values import RECORDED_VALUES
 from ..features.registry import RECORDED
 from ..source.slide_marks import SLIDES_KEY
 from ..notebooks.features import computed_in, shown_after, with_rendered_roles
@@ -83,6 +84,12 @@ class ExecutionRecord:
                    {name: notebook.metadata[name] for name in KERNEL_METADATA
                     if name in notebook.metadata},
                    provenance, cell_results(notebook), computed_in(notebook))
+
+    @property
+    def recorded(self) -> tuple[dict, ...]:
+        """The values its run recorded (features/recorded_values.py); none for a run older
+        than that feature."""
+        return self.computed.get(RECORDED_VALUES.results_key, ())
 
     def reevaluated(self, key: str, asked: Mapping[str, list[dict]],
                     computed: Mapping[str, list[dict]]) -> ExecutionRecord:

@@ -12,7 +12,8 @@ recorded, or runs the section again: features/recorded_values.py) but not in the
 key: a prose edit must not discard a GPU run. A frozen run that predates a claim has
 not judged it: the claim is judged on the values that run recorded, or, where it cannot
 be (a run older than that, an expression that reads more), listed as not judged, without
-stopping the build, until the next ``eval --freeze`` on a GPU judges it. A claim a frozen run refutes stops the build.
+stopping the build, until the next ``eval --freeze`` on a GPU judges it. A claim a frozen
+run refutes stops the build.
 """
 from __future__ import annotations
 
