@@ -8,15 +8,15 @@ and nothing lands. Run by hand before publishing such a claim:
     .envs/tools/bin/python benchmarks/claim_stability.py [--runs 3] [--only GLOB]… [--tab T]…
 
 It works on a copy of this repository (the tests' copier), executes the selected sections
-from scratch `--runs` times (the frozen GPU runs are used, as on CI: their claims are judged
-once, on the GPU's values) and prints, for every claim that did not hold in every run or
-held by less than `--margin` in one of them, where it is, how often it held and its least
-and median margins (how far, relatively, the compared values were from turning it false).
+from scratch `--runs` times (the frozen GPU runs are used, as on CI, not run again) and
+prints, for every claim that did not hold in every run that showed it or held by less than
+`--margin` in one of them, where it is, how often it held, its least and median margins
+(how far, relatively, the compared values were from turning it false) and the values it
+was false with.
 """
 from __future__ import annotations
 
 import argparse
-import json
 import re
 import shutil
 import statistics
@@ -30,6 +30,14 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
 from conftest import copy_repository  # noqa: E402  (the tests' copier)
+from tabbook.core.config import load_config  # noqa: E402
+from tabbook.core.layout import Layout  # noqa: E402
+from tabbook.execution.record import read_cache  # noqa: E402
+from tabbook.features.claims import CLAIMS  # noqa: E402
+from tabbook.features.kernel_cells import result_entry  # noqa: E402
+from tabbook.notebooks.features import placed_roles  # noqa: E402
+from tabbook.notebooks.split import code_cells  # noqa: E402
+from tabbook.source.parse import parse_book  # noqa: E402
 
 SUMMARY = re.compile(r"^eval: (\d+) ran, \d+ cached, \d+ frozen, (\d+) failed", re.M)
 
@@ -49,25 +57,28 @@ def execute(root: Path, selection: list[str]) -> None:
           flush=True)
 
 
-def judgements(root: Path) -> dict[tuple[str, str, str], dict]:
-    """(tab, section, expression) -> its judgement, from the cache records of the run."""
+def judgements(root: Path) -> dict[tuple[str, str, int, str], dict]:
+    """(tab, .md path, line, expression) -> its judgement, for every claim the run shows
+    (a claim in a `:begin_if:` variant the run does not show is not judged there), found
+    by the build's own reading of the book and of its cache records."""
+    config = load_config(root)
+    book, _ = parse_book(config)
+    layout = Layout(root)
     found = {}
-    for record_path in sorted((root / "_build" / "cache").glob("*/*/*.json")):
-        tab = record_path.relative_to(root / "_build" / "cache").parts[0]
-        section = record_path.relative_to(root / "_build" / "cache" / tab).with_suffix("")
-        record = json.loads(record_path.read_text(encoding="utf-8"))
-        for judgement in record.get("claims", ()):
-            found[tab, section.as_posix(), judgement["expression"]] = judgement
+    for section in book.pages():
+        for tab in section.tabs:
+            record = read_cache(layout.cache_record(tab, section))
+            if record is None:
+                continue
+            judged = record.computed.get(CLAIMS.results_key, ())
+            placed = placed_roles(section, tab, code_cells(section, tab),
+                                  shown_by=record.computed).get(CLAIMS.key, [])
+            for role in placed:
+                expression = role.content.strip()
+                entry = result_entry(judged, role.after, expression)
+                if entry is not None:
+                    found[tab, section.display_path, role.line, expression] = entry
     return found
-
-
-def place(root: Path, section: str, expression: str) -> str:
-    """`chapters/…md:LINE` of the claim (its first occurrence)."""
-    path = Path("chapters") / f"{section}.md"
-    for number, line in enumerate((root / path).read_text(encoding="utf-8").splitlines(), 1):
-        if f":check:`{expression}`" in line:
-            return f"{path}:{number}"
-    return str(path)
 
 
 def main() -> None:
@@ -81,7 +92,7 @@ def main() -> None:
                         help="frameworks to run (repeatable; default: all)")
     args = parser.parse_args()
     selection = [*(f"--only={glob}" for glob in args.only), *(f"--tab={t}" for t in args.tab)]
-    seen: dict[tuple[str, str, str], list[dict]] = defaultdict(list)
+    seen: dict[tuple[str, str, int, str], list[dict]] = defaultdict(list)
     with tempfile.TemporaryDirectory() as folder:
         root = copy_repository(Path(folder))
         (root / ".envs").symlink_to(REPO / ".envs")
@@ -90,20 +101,24 @@ def main() -> None:
             execute(root, selection)
             for claim, judgement in judgements(root).items():
                 seen[claim].append(judgement)
-        rows = []
-        for (tab, section, expression), found in seen.items():
+        rows, refuted_with = [], defaultdict(list)
+        for (tab, path, line, expression), found in seen.items():
             held = sum(bool(j.get("holds")) for j in found)
             margins = [j.get("margin", float("inf")) for j in found if j.get("holds")]
             least = min(margins, default=0.0)
             if held < len(found) or least < args.margin:
                 median = statistics.median(margins) if margins else 0.0
+                refuted_with[f"{path}:{line} [{tab}]", expression] = [
+                    j["names"] for j in found if not j.get("holds") and j.get("names")]
                 rows.append((held == len(found), least, median, held, len(found),
-                             f"{place(root, section, expression)} [{tab}]", expression))
+                             f"{path}:{line} [{tab}]", expression))
     print(f"\n{len(seen)} claims judged; {sum(not r[0] for r in rows)} did not hold in every "
           f"run; {sum(r[0] for r in rows)} held by less than {args.margin:.0%} in a run\n")
     for _, least, median, held, runs, where, expression in sorted(rows):
         print(f"{where}  held {held}/{runs}, least margin {least:.1%}, median {median:.1%}\n"
               f"    {expression}")
+        for names in refuted_with[where, expression]:
+            print(f"    false with {', '.join(f'{n} = {v}' for n, v in names.items())}")
 
 
 if __name__ == "__main__":
