@@ -9,6 +9,8 @@ full build of the copy settles it before anything is measured. Each row is run N
 - `html-edit`: one sentence edited, then `build.py html`;
 - `claim-edit`: one claim added to `cnn.md` (whose notebooks train a network in each
   tab), then `build.py html`: evaluated on the values the last run recorded;
+- `eval-edit`: the same with an inline value through `d2l.french_number` (the replay
+  restores `d2l` without importing its framework);
 - `build-edit`: one sentence edited, then `python3 build.py` (the README's command: PDFs
   included);
 - `test-fast`: `build.py test --fast` (run once: it is long);
@@ -36,7 +38,7 @@ from conftest import CORPUS, copy_repository  # noqa: E402  (the tests' copier)
 
 SECTION = Path("chapters/chapter_gpu/use-gpu.md")
 TRAINING = Path("chapters/chapter_foundations/cnn.md")
-ROWS = ("noop", "html-edit", "claim-edit", "build-edit", "test-fast", "corpus")
+ROWS = ("noop", "html-edit", "claim-edit", "eval-edit", "build-edit", "test-fast", "corpus")
 
 
 def run(root: Path, *args: str) -> float:
@@ -67,12 +69,18 @@ def edit_sentence(root: Path, count: int) -> None:
                     + f" Une phrase ajoutée ({count}).\n", encoding="utf-8")
 
 
-def add_claim(root: Path, count: int) -> None:
-    """Append a sentence and a new claim on its run's values to the section's end."""
-    path = root / TRAINING
-    path.write_text(path.read_text(encoding="utf-8").rstrip("\n")
-                    + f" Au moins {count} formes. :check:`len(SHAPE_NAMES) >= {count}`\n",
-                    encoding="utf-8")
+def appended(sentence: str) -> Callable[[Path, int], None]:
+    """The edit that appends `sentence` (its ``{count}``: the run's number, so that each
+    run adds an expression of its own) to the training section's end."""
+    def append(root: Path, count: int) -> None:
+        path = root / TRAINING
+        path.write_text(path.read_text(encoding="utf-8").rstrip("\n")
+                        + " " + sentence.format(count=count) + "\n", encoding="utf-8")
+    return append
+
+
+ADD_CLAIM = appended("Au moins {count} formes. :check:`len(SHAPE_NAMES) >= {count}`")
+ADD_EVAL = appended("Soit :eval:`d2l.french_number({count} + accuracy)`.")
 
 
 def edited(root: Path, *args: str, edit: Callable[[Path, int], None] = edit_sentence
@@ -112,11 +120,12 @@ def main() -> None:
         parser.error(f"unknown rows: {', '.join(sorted(unknown))}")
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp) / "book"
-        if {"noop", "html-edit", "claim-edit", "build-edit"} & set(rows):
+        if {"noop", "html-edit", "claim-edit", "eval-edit", "build-edit"} & set(rows):
             built_copy(root)
             run(root)   # settles what the copy's new place may change (stamps, site, PDFs)
         measures = {"noop": lambda _: run(root), "html-edit": edited(root, "html"),
-                    "claim-edit": edited(root, "html", edit=add_claim),
+                    "claim-edit": edited(root, "html", edit=ADD_CLAIM),
+                    "eval-edit": edited(root, "html", edit=ADD_EVAL),
                     "build-edit": edited(root), "test-fast": lambda _: run(REPO, "test", "--fast"),
                     "corpus": corpus(Path(tmp))}
         for row in rows:

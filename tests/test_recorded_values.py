@@ -10,6 +10,7 @@ import subprocess
 import nbformat
 import pytest
 
+from conftest import REPO
 from tabbook.features.recorded_values import (MARKER, RECORDING, RESTORING, names_after,
                                               replay_notebook, replayable)
 
@@ -54,6 +55,27 @@ def test_plain_values_are_restored_exactly_and_others_only_named(framework_pytho
     # A function and a list too long to record are named, never restored.
     assert found["opaque"] == ["huge", "square"]
     assert "huge" not in found["restored"] and "_hidden" not in found["restored"]
+
+
+# A d2l module restored by a replay: its pure functions, without its framework.
+PURE_D2L_RESTORED = RESTORING + """
+import json, sys
+restored = {}
+__tabbook_restore(json.dumps({'set': {'d2l': {'$module': 'd2l.torch'}}, 'unset': []}), restored)
+d2l = restored['d2l']
+print(json.dumps({'number': d2l.french_number(1234.5), 'torch': 'torch' in sys.modules,
+                  'functions': sorted(n for n in vars(d2l) if not n.startswith('__'))}))
+"""
+
+
+@pytest.mark.kernels
+def test_a_replay_restores_d2l_with_its_pure_functions_without_its_framework(
+        framework_pythons):
+    result = subprocess.run([str(framework_pythons["pytorch"]), "-c", PURE_D2L_RESTORED],
+                            capture_output=True, text=True, timeout=120, cwd=REPO)
+    assert result.returncode == 0, result.stderr
+    assert json.loads(result.stdout) == {"number": "1\u202f230", "torch": False,
+                                         "functions": ["french_number"]}
 
 
 RECORDED = [

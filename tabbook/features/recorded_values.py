@@ -103,10 +103,30 @@ def __tabbook_recorded(after, namespace):
 """.replace("LIMIT", str(LIMIT)).replace("HIDDEN", repr(HIDDEN)).replace(
     "MARKER", repr(MARKER)).replace("OPAQUE", repr(json.dumps({"$opaque": True})))
 
+PURE_BUILTINS = frozenset({
+    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "format",
+    "frozenset", "int", "isinstance", "len", "list", "map", "max", "min", "pow", "range",
+    "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip"})
+PURE_MODULES = ("math", "statistics", "re", "numpy")
+PURE_D2L = frozenset({"french_number"})
+
+
 RESTORING = """
 def __tabbook_restore(text, namespace):
     import importlib, json
     diff = json.loads(text)
+
+    def pure_d2l(name):
+        # The module with only the functions an expression may call (see `replayable`),
+        # compiled from its source: importing it would import its framework (seconds).
+        import ast, importlib.util, types
+        module = types.ModuleType(name)
+        with open(importlib.util.find_spec(name).origin, encoding='utf-8') as source:
+            tree = ast.parse(source.read())
+        kept = [node for node in tree.body
+                if isinstance(node, ast.FunctionDef) and node.name in PURE_FUNCTIONS]
+        exec(compile(ast.Module(kept, []), name, 'exec'), module.__dict__)
+        return module
 
     def decode(data):
         if isinstance(data, list):
@@ -120,7 +140,8 @@ def __tabbook_restore(text, namespace):
         if '$dict' in data:
             return {decode(k): decode(v) for k, v in data['$dict']}
         if '$module' in data:
-            return importlib.import_module(data['$module'])
+            return (pure_d2l(data['$module']) if data['$module'].split('.')[0] == 'd2l'
+                    else importlib.import_module(data['$module']))
         import numpy
         if '$numpy' in data:
             return numpy.dtype(data['$numpy']).type(decode(data['value']))
@@ -133,7 +154,7 @@ def __tabbook_restore(text, namespace):
             namespace[name] = decode(data)
     for name in diff['unset']:
         namespace.pop(name, None)
-"""
+""".replace("PURE_FUNCTIONS", repr(sorted(PURE_D2L)))
 
 
 # -- execution: recording -----------------------------------------------------------
@@ -190,14 +211,6 @@ def names_after(recorded: Sequence[dict]) -> dict[str, dict[str, object]]:
         names = {**{k: v for k, v in names.items() if k not in diff["unset"]}, **diff["set"]}
         found[diff["after"]] = names
     return found
-
-
-PURE_BUILTINS = frozenset({
-    "abs", "all", "any", "bool", "dict", "divmod", "enumerate", "filter", "float", "format",
-    "frozenset", "int", "isinstance", "len", "list", "map", "max", "min", "pow", "range",
-    "repr", "reversed", "round", "set", "sorted", "str", "sum", "tuple", "zip"})
-PURE_MODULES = ("math", "statistics", "re", "numpy")
-PURE_D2L = frozenset({"french_number"})
 
 
 def replayable(expression: str, names: Mapping[str, object]) -> bool:
@@ -260,8 +273,8 @@ def replay_notebook(notebook: nbformat.NotebookNode, recorded: Sequence[dict],
     """A copy of the split `notebook` whose code cells restore the values `recorded` after
     them instead of computing them (same ids: the features' cells go where they would
     in a run); a cell after which nothing was recorded does nothing. Of the modules, only
-    those the `expressions` to evaluate read are imported again (`d2l` imports its
-    framework: seconds)."""
+    those the `expressions` to evaluate read are restored, and `d2l` with its pure
+    functions alone (importing it would import its framework: seconds)."""
     read = {node.id for expression in expressions
             for node in ast.walk(ast.parse(expression.strip(), mode="eval"))
             if isinstance(node, ast.Name)}
