@@ -29,18 +29,16 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(REPO), str(REPO / "tests")]
-from conftest import copy_repository  # noqa: E402  (the tests' copier)
+from conftest import copy_repository, eval_summary, ran  # noqa: E402  (the tests' helpers)
 from tabbook.core.config import load_config  # noqa: E402
 from tabbook.core.layout import Layout  # noqa: E402
+from tabbook.core.model import Book  # noqa: E402
 from tabbook.execution.record import read_cache  # noqa: E402
 from tabbook.features.claims import CLAIMS  # noqa: E402
 from tabbook.features.kernel_cells import result_entry  # noqa: E402
 from tabbook.notebooks.features import placed_roles  # noqa: E402
 from tabbook.notebooks.split import code_cells  # noqa: E402
 from tabbook.source.parse import parse_book  # noqa: E402
-
-SUMMARY = re.compile(r"^eval: (\d+) ran, \d+ cached, \d+ frozen, (\d+) failed", re.M)
-
 
 def execute(root: Path, selection: list[str]) -> None:
     """One run of the selected sections with nothing cached; a notebook that fails (not a
@@ -50,20 +48,20 @@ def execute(root: Path, selection: list[str]) -> None:
     started = time.monotonic()
     done = subprocess.run([sys.executable, "build.py", "eval", *selection], cwd=root,
                           capture_output=True, text=True)
-    summary = SUMMARY.search(done.stdout)
-    if summary is None or int(summary.group(2)):
+    try:
+        failed = int(re.search(r"(\d+) failed", eval_summary(done)).group(1))
+    except StopIteration:   # no summary: the build stopped before executing
+        failed = None
+    if failed != 0:
         sys.exit(f"the run failed:\n{done.stdout[-3000:]}{done.stderr[-3000:]}")
-    print(f"  {summary.group(1)} notebooks ran in {time.monotonic() - started:.0f} s",
-          flush=True)
+    print(f"  {ran(done)} notebooks ran in {time.monotonic() - started:.0f} s", flush=True)
 
 
-def judgements(root: Path) -> dict[tuple[str, str, int, str], dict]:
-    """(tab, .md path, line, expression) -> its judgement, for every claim the run shows
-    (a claim in a `:begin_if:` variant the run does not show is not judged there), found
-    by the build's own reading of the book and of its cache records."""
-    config = load_config(root)
-    book, _ = parse_book(config)
-    layout = Layout(root)
+def judgements(book: Book, layout: Layout) -> dict[tuple[str, str, int, str], dict]:
+    """(tab, .md path, line, expression) -> its judgement in the run whose records
+    `layout` holds, for every claim of `book` the run shows (a claim in a `:begin_if:`
+    variant the run does not show is not judged there), found by the build's own reading
+    of the book and of its cache records."""
     found = {}
     for section in book.pages():
         for tab in section.tabs:
@@ -96,10 +94,11 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         root = copy_repository(Path(folder))
         (root / ".envs").symlink_to(REPO / ".envs")
+        book, _ = parse_book(load_config(root))   # the same in every run
         for run in range(1, args.runs + 1):
             print(f"run {run}/{args.runs}", flush=True)
             execute(root, selection)
-            for claim, judgement in judgements(root).items():
+            for claim, judgement in judgements(book, Layout(root)).items():
                 seen[claim].append(judgement)
         rows, refuted_with = [], defaultdict(list)
         for (tab, path, line, expression), found in seen.items():
