@@ -40,13 +40,27 @@ def test_the_probe_ignores_the_folder_it_is_run_from(tmp_path, monkeypatch):
                                 "No module named 'no_such_module_here')"]
 
 
-def test_the_probe_lists_a_package_seen_twice_once(tmp_path):
-    """An editable install whose source folder is also on the path is one package."""
-    first = fake_distribution(tmp_path / "a", "twice-seen")
-    second = fake_distribution(tmp_path / "b", "twice-seen")
-    found = probe(PYTHON, [], {"PYTHONPATH": f"{first}{os.pathsep}{second}"})
-    assert found["packages"].count("twice-seen==1.0") == 1
+def test_the_probe_leaves_out_what_the_kernels_pythonpath_holds(tmp_path):
+    """The book's folder is the kernels' PYTHONPATH: an ``*.egg-info`` left there (by a
+    wheel built in it, at another version than the installed one) is no installed
+    package, and would make a copy of the book run every notebook again."""
+    book = fake_distribution(tmp_path / "book", "stale-book-d2l", "0.1.0+d2l.old")
+    (book / "book_module.py").write_text("")
+    found = probe(PYTHON, ["book_module"], {"PYTHONPATH": str(book)})
+    assert not any(p.startswith("stale-book-d2l==") for p in found["packages"])
+    assert found["missing"] == []            # its modules are still found
     assert found["packages"] == sorted(set(found["packages"]))
+    assert any(p.startswith("pytest==") for p in found["packages"])
+
+
+def test_a_probe_recorded_by_another_version_of_the_probe_is_made_again(tmp_path, monkeypatch):
+    layout = Layout(tmp_path)
+    found = _cached_probe(layout, "pytorch", PYTHON, ["json"], {})
+    monkeypatch.setattr(kernels, "PROBE", kernels.PROBE + "\n# changed\n")
+    probed = []
+    monkeypatch.setattr(kernels, "probe", lambda *args: probed.append(args) or found)
+    _cached_probe(layout, "pytorch", PYTHON, ["json"], {})
+    assert len(probed) == 1
 
 
 @pytest.mark.parametrize("damage", [b"\xff\xfe not UTF-8", b"[]", b"null", b'{"probe": {}}',

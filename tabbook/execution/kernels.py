@@ -8,6 +8,7 @@ left as it is.
 """
 from __future__ import annotations
 
+import hashlib
 import json
 import os
 import shutil
@@ -28,13 +29,18 @@ QUIET_ENV = {"TF_CPP_MIN_LOG_LEVEL": "2", "TF_ENABLE_ONEDNN_OPTS": "0",
              "PYTHONWARNINGS": "ignore::DeprecationWarning"}
 
 PROBE = """
-import importlib.util, importlib.metadata as metadata, json, platform, sys
+import importlib.util, importlib.metadata as metadata, json, os, platform, sys
 # find_spec, not import: importing a framework costs seconds; a broken install
 # still shows up, with its traceback, in the first cell that imports it.
 missing = [f"{name} (ModuleNotFoundError: No module named {name!r})"
            for name in sys.argv[1:] if importlib.util.find_spec(name) is None]
-# A set: an editable install is seen twice when its source folder is on sys.path too.
-packages = sorted({f"{d.metadata['Name']}=={d.version}" for d in metadata.distributions()})
+# Not the kernel's PYTHONPATH (the book's folder): an *.egg-info a wheel or an old
+# editable install left there describes no installed package, and is not copied
+# with the environment. A set: a .pth may put an installed package's folder twice.
+book = {os.path.abspath(p) for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p}
+installed = [p for p in sys.path if os.path.abspath(p) not in book]
+packages = sorted({f"{d.metadata['Name']}=={d.version}"
+                   for d in metadata.distributions(path=installed)})
 print(json.dumps({"missing": missing, "python": platform.python_version(), "packages": packages}))
 """
 
@@ -115,10 +121,11 @@ def probe(python: Path, modules: list[str], env: dict[str, str]) -> dict:
     """What `python` sees, with the kernel's variables `env`: its Python version, its
     packages, and which of `modules` it lacks.
 
-    It runs from an empty folder, as the packages it lists are part of the
-    execution cache's key: from the book's folder, the ``*.egg-info`` that an
-    editable install leaves there would be listed too, and a copy of the book
-    (a clone, a CI cache restored elsewhere) would run every notebook again.
+    The packages it lists are part of the execution cache's key, so it runs from
+    an empty folder and leaves out those found on the kernel's PYTHONPATH: a
+    ``*.egg-info`` in the book's folder (left by an editable install or a wheel
+    built there) would be listed too, and a copy of the book (a clone, a CI cache
+    restored elsewhere) would run every notebook again.
     """
     with tempfile.TemporaryDirectory(prefix="tabbook-probe-") as neutral:
         result = subprocess.run([str(python), "-c", PROBE, *modules], capture_output=True,
@@ -132,10 +139,11 @@ def probe(python: Path, modules: list[str], env: dict[str, str]) -> dict:
 def _signature(python: Path, site: Path, modules: list[str], env: dict[str, str]) -> list:
     """What a probe's result depends on: the interpreter, its packages folder and when
     that folder last changed (pip install, uninstall), the modules asked about, the
-    kernel's variables. Paths are this machine's: another interpreter (a clone's own
+    kernel's variables, the probe's own code. Paths are this machine's: another interpreter (a clone's own
     environments) is probed again, which executes nothing."""
     return [str(python), str(site), site.stat().st_mtime_ns if site.exists() else 0,
-            python.stat().st_mtime_ns if python.exists() else 0, modules, env]
+            python.stat().st_mtime_ns if python.exists() else 0, modules, env,
+            hashlib.sha256(PROBE.encode()).hexdigest()[:12]]
 
 
 def _well_formed(found: dict) -> bool:
