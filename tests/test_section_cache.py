@@ -11,6 +11,7 @@ import pytest
 from conftest import CONFIG, DECLARE, build, md, with_build_system, write_book
 from tabbook.core.config import load_config
 from tabbook.core.layout import Layout
+from tabbook.core import parallel
 from tabbook.core.model import Book
 from tabbook.notebooks.split import code_cells
 from tabbook.source import pycode, section_cache
@@ -160,9 +161,10 @@ def stored(entry: bytes) -> tuple:
 def test_check_prints_the_same_warnings_from_the_cache(tmp_path):
     root = with_build_system(write_book(tmp_path, FILES, CONFIG.replace(
         "warning_is_error = True", "warning_is_error = False")))
-    Layout(root).build.mkdir()   # a book built already: check keeps its cache
-    cold, warm = build(root, "check"), build(root, "--recheck", "check")
+    cold = build(root, "check")
+    # Kept by a check of a book never built: the next command does not parse it again.
     assert Layout(root).parsed_section(Path("chap/sec.md")).is_file()
+    warm = build(root, "--recheck", "check")
     assert "fig_absente" in cold.stderr and "add_to_class(B)" in cold.stderr
     assert (warm.returncode, warm.stdout, warm.stderr) == \
         (cold.returncode, cold.stdout, cold.stderr)
@@ -176,7 +178,7 @@ def test_entries_made_by_parallel_workers_are_those_of_one_process(tmp_path, par
     root = write_book(tmp_path, {**FILES, **sections,
                                  "chap/index.md": f"# Chapitre\n\n```toc\nsec\nother\n{toc}\n```\n"})
     monkeypatch.setattr(section_cache, "PARALLEL_FROM", 2)
-    monkeypatch.setattr(section_cache.os, "sched_getaffinity", lambda pid: {0, 1})
+    monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1})
     Layout(root).build.mkdir()
     config = load_config(root)
     cache = section_cache.SectionCache(config, Layout(root))

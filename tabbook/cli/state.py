@@ -80,7 +80,7 @@ def load_checked_book(root: Path, strict: bool, console: Console,
                        *config.warnings})
     console.problems(problems, strict)
     if save:
-        sections.save()   # in a book built already: a check makes no _build
+        sections.save()
     if any(strict or not p.warning for p in problems):
         return None
     return config, book, sections

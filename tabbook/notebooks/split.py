@@ -25,6 +25,7 @@ import nbformat
 from ..core.files import write_notebook_if_changed
 from ..core.layout import Layout
 from ..core.model import METADATA_KEY, CellKind, Section
+from ..core.parallel import forked_map
 from ..source.pycode import cell_code
 from ..source.slide_marks import SLIDES_KEY, book_text, valid_slide_marks
 from ..features.conditions import CELL_KEY as CONDITION
@@ -140,6 +141,11 @@ def split_section(section: Section, tab: str) -> nbformat.NotebookNode:
         }})
 
 
+PARALLEL_FROM = 32
+"""Fewer sections than this are written in the command's own process: starting the
+workers would cost more than it saves."""
+
+
 @dataclass
 class SplitResult:
     written: list[Path]
@@ -157,21 +163,22 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
 
     With `prune`, notebooks of sections or tabs that no longer exist are removed.
     """
+    def write(index: int) -> list[tuple[str, Path, bool]]:
+        """Each notebook of the section, and whether it was written."""
+        section = sections[index]
+        return [(tab, path, write_notebook_if_changed(path, split(section, tab)))
+                for tab in tabs if tab in section.tabs
+                for path in [layout.notebook(tab, section)]]
+
     result = SplitResult([], [], [], [])
-    for number, section in enumerate(sections, start=1):
-        own_tabs = section.tabs
-        made = []
-        for tab in tabs:
-            if tab not in own_tabs:
-                result.missing_tabs.append((section, tab))
-                continue
-            path = layout.notebook(tab, section)
-            changed = write_notebook_if_changed(path, split(section, tab))
+    made_by_section = forked_map(write, len(sections), PARALLEL_FROM)
+    for number, (section, made) in enumerate(zip(sections, made_by_section), start=1):
+        for _, path, changed in made:
             (result.written if changed else result.unchanged).append(path)
-            made.append(tab)
+        missing = [tab for tab in tabs if tab not in section.tabs]
+        result.missing_tabs += [(section, tab) for tab in missing]
         if progress:
-            progress(number, len(sections), section, made,
-                     [t for t in tabs if t not in own_tabs])
+            progress(number, len(sections), section, [tab for tab, _, _ in made], missing)
     if prune:
         kept = set(result.written + result.unchanged)
         for tab in tabs:

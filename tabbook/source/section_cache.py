@@ -14,12 +14,9 @@ import copyreg
 import dataclasses
 import hashlib
 import io
-import multiprocessing
-import os
 import pickle
 import sys
 from collections.abc import Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -30,6 +27,7 @@ from ..core.config import Config
 from ..core.files import PACKAGE, tool_files
 from ..core.layout import Layout
 from ..core.model import Problem, Section
+from ..core.parallel import forked_map
 from .check import SectionCheck, check_section
 from .parse import section_of
 
@@ -87,21 +85,14 @@ class SectionCache:
         sources = (self._source(file, source_root, project_root) for file in sorted(files))
         stale = [source for source in sources
                  if not _holds(self.layout.parsed_section(source.relative), source.key)]
-        cores = len(os.sched_getaffinity(0))
-        if len(stale) < PARALLEL_FROM or cores < 2:
-            return
-        global _FILLING
-        _FILLING = self   # what the forked workers inherit
-        context = multiprocessing.get_context("fork")
-        with ProcessPoolExecutor(max_workers=cores, mp_context=context) as pool:
-            for source, entry in zip(stale, pool.map(_fill, stale, chunksize=4)):
-                self.unsaved[self.layout.parsed_section(source.relative)] = entry
+        made = forked_map(lambda index: _pickled(stale[index].key, self._made(stale[index])),
+                          len(stale), PARALLEL_FROM)
+        for source, entry in zip(stale, made):
+            self.unsaved[self.layout.parsed_section(source.relative)] = entry
 
     def save(self) -> None:
-        """Write the entries made by this command, in a book built already (a command that
-        builds saves them under its lock): checking a book never built creates no `_build`."""
-        if not self.layout.build.is_dir():
-            return
+        """Write the entries made by this command (a command that builds saves them under
+        its lock): a `check` of a fresh book spares the next command its parse."""
         for path, entry in self.unsaved.items():
             _store(path, entry)
         self.unsaved.clear()
@@ -122,12 +113,6 @@ class SectionCache:
 
 
 Entry = tuple[Section, list[Problem], SectionCheck]
-_FILLING: SectionCache | None = None
-"""The cache whose entries the workers of `prefill` make."""
-
-
-def _fill(source: _Source) -> bytes:
-    return _pickled(source.key, _FILLING._made(source))
 
 
 def _read(path: Path) -> bytes:
