@@ -154,6 +154,15 @@ class SplitResult:
     removed: list[Path]
 
 
+def _write_section(section: Section, tabs: tuple[str, ...], layout: Layout,
+                   split: Callable[[Section, str], nbformat.NotebookNode]
+                   ) -> list[tuple[str, Path, bool]]:
+    """Each notebook of the section among `tabs`, and whether it was written."""
+    return [(tab, path, write_notebook_if_changed(path, split(section, tab)))
+            for tab in tabs if tab in section.tabs
+            for path in [layout.notebook(tab, section)]]
+
+
 def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
                     layout: Layout, progress=None, prune: bool = False,
                     split: Callable[[Section, str], nbformat.NotebookNode] = split_section
@@ -163,15 +172,10 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
 
     With `prune`, notebooks of sections or tabs that no longer exist are removed.
     """
-    def write(index: int) -> list[tuple[str, Path, bool]]:
-        """Each notebook of the section, and whether it was written."""
-        section = sections[index]
-        return [(tab, path, write_notebook_if_changed(path, split(section, tab)))
-                for tab in tabs if tab in section.tabs
-                for path in [layout.notebook(tab, section)]]
-
     result = SplitResult([], [], [], [])
-    made_by_section = forked_map(write, len(sections), PARALLEL_FROM)
+    made_by_section = forked_map(
+        lambda index: _write_section(sections[index], tabs, layout, split),
+        len(sections), PARALLEL_FROM)
     for number, (section, made) in enumerate(zip(sections, made_by_section), start=1):
         for _, path, changed in made:
             (result.written if changed else result.unchanged).append(path)
@@ -180,10 +184,17 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
         if progress:
             progress(number, len(sections), section, [tab for tab, _, _ in made], missing)
     if prune:
-        kept = set(result.written + result.unchanged)
-        for tab in tabs:
-            for path in sorted(layout.notebooks(tab).rglob("*.ipynb")):
-                if path not in kept:
-                    path.unlink()
-                    result.removed.append(path)
+        result.removed = _prune(layout, tabs, set(result.written + result.unchanged))
     return result
+
+
+def _prune(layout: Layout, tabs: tuple[str, ...], kept: set[Path]) -> list[Path]:
+    """Remove the notebooks of `tabs` not in `kept` (of sections or tabs that no longer
+    exist); the paths removed."""
+    removed = []
+    for tab in tabs:
+        for path in sorted(layout.notebooks(tab).rglob("*.ipynb")):
+            if path not in kept:
+                path.unlink()
+                removed.append(path)
+    return removed
