@@ -139,8 +139,8 @@ def probe(python: Path, modules: list[str], env: dict[str, str]) -> dict:
 def _signature(python: Path, site: Path, modules: list[str], env: dict[str, str]) -> list:
     """What a probe's result depends on: the interpreter, its packages folder and when
     that folder last changed (pip install, uninstall), the modules asked about, the
-    kernel's variables, the probe's own code. Paths are this machine's: another interpreter (a clone's own
-    environments) is probed again, which executes nothing."""
+    kernel's variables, the probe's own code. Paths are this machine's: another
+    interpreter (a clone's own environments) is probed again, which executes nothing."""
     return [str(python), str(site), site.stat().st_mtime_ns if site.exists() else 0,
             python.stat().st_mtime_ns if python.exists() else 0, modules, env,
             hashlib.sha256(PROBE.encode()).hexdigest()[:12]]

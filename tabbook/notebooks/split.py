@@ -176,7 +176,9 @@ def write_notebooks(sections: list[Section], tabs: tuple[str, ...],
     made_by_section = forked_map(
         lambda index: _write_section(sections[index], tabs, layout, split),
         len(sections), PARALLEL_FROM)
-    for number, (section, made) in enumerate(zip(sections, made_by_section), start=1):
+    # strict: made_by_section is read to its end, which ends the workers
+    for number, (section, made) in enumerate(zip(sections, made_by_section, strict=True),
+                                             start=1):
         for _, path, changed in made:
             (result.written if changed else result.unchanged).append(path)
         missing = [tab for tab in tabs if tab not in section.tabs]

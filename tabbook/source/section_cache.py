@@ -87,7 +87,7 @@ class SectionCache:
                  if not _holds(self.layout.parsed_section(source.relative), source.key)]
         made = forked_map(lambda index: _pickled(stale[index].key, self._made(stale[index])),
                           len(stale), PARALLEL_FROM)
-        for source, entry in zip(stale, made):
+        for source, entry in zip(stale, made, strict=True):   # strict: the workers end
             self.unsaved[self.layout.parsed_section(source.relative)] = entry
 
     def save(self) -> None:
