@@ -40,6 +40,7 @@ from tabbook.notebooks.features import placed_roles  # noqa: E402
 from tabbook.notebooks.split import code_cells  # noqa: E402
 from tabbook.source.parse import parse_book  # noqa: E402
 
+
 def execute(root: Path, selection: list[str]) -> None:
     """One run of the selected sections with nothing cached; a notebook that fails (not a
     claim: a claim refuted is what this script counts) stops the script."""

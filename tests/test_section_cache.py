@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 from conftest import CONFIG, DECLARE, build, md, with_build_system, write_book
+from tabbook.core import parallel
 from tabbook.core.config import load_config
 from tabbook.core.layout import Layout
-from tabbook.core import parallel
 from tabbook.core.model import Book
 from tabbook.notebooks.split import code_cells
 from tabbook.source import pycode, section_cache
@@ -39,7 +39,6 @@ def from_scratch(root: Path) -> tuple[Book, list]:
 def cached(root: Path) -> tuple[Book, list]:
     """The book and its problems as `build.py` loads them, through the section cache."""
     config = load_config(root)
-    Layout(root).build.mkdir(exist_ok=True)   # a book built already: entries are saved
     sections = section_cache.SectionCache(config, Layout(root))
     book, problems = parse_book(config, sections.read)
     sections.save()
@@ -179,7 +178,6 @@ def test_entries_made_by_parallel_workers_are_those_of_one_process(tmp_path, par
                                  "chap/index.md": f"# Chapitre\n\n```toc\nsec\nother\n{toc}\n```\n"})
     monkeypatch.setattr(section_cache, "PARALLEL_FROM", 2)
     monkeypatch.setattr(parallel.os, "sched_getaffinity", lambda pid: {0, 1})
-    Layout(root).build.mkdir()
     config = load_config(root)
     cache = section_cache.SectionCache(config, Layout(root))
     cache.prefill(source_files(config))
