@@ -23,6 +23,7 @@ import sys
 import time
 from pathlib import Path
 
+from ..bootstrap.bytecode import refresh_bytecode
 from ..bootstrap.environments import CHROMIUM, ENVS_DIR, STAMP, TOOL_ROOT
 from ..bootstrap.records import file_hash, read_record, write_record
 from ..core.layout import BUILD_DIR, PARSED_SECTIONS, SPLIT_NOTEBOOKS
@@ -68,6 +69,7 @@ def run_unless_unchanged(argv: list[str], root: Path) -> int:
         # those of a success. Nothing is written before the build lock is held.
         known = (recorded or {}).get("files") or {}
         before = snapshot(folder, inputs(folder), previous=known)
+    refresh_bytecode(TOOL_ROOT / "tabbook")
     from .main import main   # the build's modules, only when there is work
     status = main(argv, root)
     if stamp is not None and status == 0:

@@ -177,6 +177,11 @@ class Layout:
         beside it, ``.json``)."""
         return self.build / "cache" / "math-font.woff2"
 
+    @property
+    def highlighted(self) -> Path:
+        """Code blocks highlighted by Pygments, kept between builds (output/highlighting.py)."""
+        return self.build / "cache" / "highlighted"
+
     def print_bodies(self, tab: str) -> Path:
         """The pages of the last print layout of `tab`, each with its key."""
         return self.build / "cache" / f"print-{tab}.json"

@@ -48,7 +48,8 @@ from ..core.model import Book
 from ..source.numbering import Numbers
 from .descriptions import cell_description
 from .markup import PageContext, render_prose
-from .outputs import highlight_code, render_outputs
+from .highlighting import highlight_code
+from .outputs import render_outputs
 from .templating import ASSETS, ENVIRONMENT, MACROS
 from .typography import typeset
 from .used_files import copy_kept

@@ -1,48 +1,23 @@
-"""HTML for code and notebook outputs: highlighted source, streams, errors, images.
+"""HTML for notebook outputs: streams, errors, images (code: highlighting.py).
 
 Everything returned is ``markupsafe.Markup``: text is escaped here, once; only the
-HTML a notebook itself produced (``text/html``) and Pygments' markup are kept as is. An
+HTML a notebook itself produced (``text/html``) is kept as is. An
 output too long to be shown whole shows its beginning and end (notebooks/long_outputs.py).
 """
 from __future__ import annotations
 
 import base64
-import functools
 import re
 
 from markupsafe import Markup, escape
-from pygments import highlight
-from pygments.lexer import Lexer
-from pygments.formatters import HtmlFormatter
-from pygments.lexers import TextLexer, get_lexer_by_name
-from pygments.util import ClassNotFound
 
 from ..notebooks.long_outputs import cut, joined, merged_streams, shown_data
 from .descriptions import svg_title
 from .markup import PageContext
-from .search_terms import index_attributes
 
 ANSI_CODE = re.compile(r"\x1b\[([0-9;]*)m")
 ANSI_CLASSES = {30: "black", 31: "red", 32: "green", 33: "yellow", 34: "blue", 35: "magenta",
                 36: "cyan", 37: "white"}
-# One formatter for every block: building one computes its whole style sheet.
-CODE_FORMATTER = HtmlFormatter(nowrap=True)
-
-
-@functools.lru_cache(maxsize=None)   # finding a lexer by name is slow; using one is pure
-def _lexer(language: str) -> Lexer:
-    try:
-        return get_lexer_by_name(language or "text")
-    except ClassNotFound:
-        return TextLexer()
-
-
-@functools.lru_cache(maxsize=None)   # a cell common to the tabs is shown once per tab
-def highlight_code(source: str, language: str = "python") -> Markup:
-    # Pygments escapes the source
-    body = Markup(highlight(source, _lexer(language), CODE_FORMATTER))
-    return Markup('<pre class="code highlight" data-lang="{}"{}><code>{}</code></pre>').format(
-        language, index_attributes(source), body)
 
 
 def ansi_to_html(text: str) -> Markup:

@@ -17,7 +17,8 @@ from .descriptions import cell_description
 from ..source.rst_blocks import automodule, html_title
 from .markup import PageContext, render_prose
 from .package_reference import code_anchor
-from .outputs import highlight_code, render_outputs
+from .highlighting import highlight_code
+from .outputs import render_outputs
 from .templating import ENVIRONMENT, MACROS
 
 

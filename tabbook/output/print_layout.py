@@ -35,6 +35,7 @@ from ..core.model import Book, Section
 from ..execution.provenance import describe
 from ..source.numbering import Numbers
 from ..source.roles import has_scheme
+from .highlighting import keep_highlighted
 from .markup import PageContext
 from .page_parts import TabGroup, page_parts
 from .print_fit import LANDSCAPE
@@ -250,6 +251,7 @@ def print_layout(book: Book, config: Config, numbers: Numbers, tab: str, layout:
                  today: datetime.date) -> PrintLayout:
     """Render the print layout of `tab` into its folder (images beside the documents)."""
     folder = layout.print_folder(tab)
+    keep_highlighted(layout.highlighted)
     entries = contents(book, numbers, tab)
     parts = split_parts(entries)
     online = config.launch_settings.site_url if config.launch_settings else ""

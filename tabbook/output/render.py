@@ -42,6 +42,7 @@ from .decks import Deck, book_decks, deck_book, write_decks
 from .page_parts import TabGroup, page_parts
 from .slides import slide_makers
 from ..source.rst_blocks import automodules, module_tabs
+from .highlighting import keep_highlighted
 from .templating import ASSETS, ENVIRONMENT, say
 from .typography import typeset
 from .used_files import SHOWN_FILE, copy_kept
@@ -263,6 +264,7 @@ def render_site(book: Book, config: Config, numbers: Numbers, tabs: tuple[str, .
     if site_kept(final, record, inputs):   # its pages counted as a render counts them
         reference = reference_section(config, book, tabs)
         return RenderResult(final, len(book.pages()) + (reference is not None), rendered=False)
+    keep_highlighted(layout.highlighted)
     try:
         site, decks = prepared_site(book, config, numbers, tabs, layout, staging)
         keys = _write_site(site, decks, final, kept_pages(final, record), progress)

@@ -2,6 +2,7 @@
 words it takes from the book's catalogue (`say`), and the macros of cells and outputs."""
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import jinja2
@@ -13,10 +14,40 @@ from .typography import typeset
 
 ASSETS = Path(__file__).parent / "assets"
 TEMPLATES = Path(__file__).parent / "templates"
+COMPILED_TEMPLATES = Path(__file__).parent / "__pycache__" / "templates"
+"""Where the templates' compiled code is kept, beside this package's own bytecode (see
+bootstrap/bytecode.py): compiling them costs each rendering command 0.04 to 0.1 s. Jinja
+checks each template's source, not the environment's options: a subfolder per version
+of this file, which sets them."""
+
+
+class _CompiledTemplates(jinja2.FileSystemBytecodeCache):
+    """Jinja's cache of compiled templates (checked against each template's source), in
+    a folder that may not be writable: the templates are then compiled each time."""
+
+    def __init__(self, folder: Path):
+        folder.mkdir(parents=True, exist_ok=True)
+        super().__init__(str(folder))
+
+    def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+        try:
+            super().dump_bytecode(bucket)
+        except OSError:
+            pass
+
+
+def _compiled_templates() -> jinja2.BytecodeCache | None:
+    version = hashlib.sha256(Path(__file__).read_bytes()).hexdigest()[:16]
+    try:
+        return _CompiledTemplates(COMPILED_TEMPLATES / version)
+    except OSError:
+        return None
+
+
 ENVIRONMENT = jinja2.Environment(
     loader=jinja2.FileSystemLoader(TEMPLATES), autoescape=jinja2.select_autoescape(["html"]),
     undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-    keep_trailing_newline=True)
+    keep_trailing_newline=True, bytecode_cache=_compiled_templates())
 
 
 def say(language: Language, key: str, **values: object) -> Markup:
