@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Callable
 from ..core.config import Config, load_config
 from ..core.layout import Layout
 from ..core.model import Book, Section
+from ..features.bibliography import keep_parsed
 from ..source.check import check_book
 from ..source.parse import parse_book, source_files
 from ..source.section_cache import SectionCache
@@ -74,7 +75,9 @@ def load_checked_book(root: Path, strict: bool, console: Console,
     Without `save`, the parsed sections are left for the caller to save under the lock."""
     config = load_config(root)
     strict = strict or config.build.strict
-    sections = SectionCache(config, Layout(root), prefill=source_files(config))
+    layout = Layout(root)
+    keep_parsed(layout.cache)
+    sections = SectionCache(config, layout, prefill=source_files(config))
     book, problems = parse_book(config, sections.read)
     problems = sorted({*problems, *check_book(book, config, sections.checks),
                        *config.warnings})

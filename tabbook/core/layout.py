@@ -75,7 +75,7 @@ class Layout:
         return self.shown_notebooks(tab) / _notebook_name(section)
 
     def cache_records(self, tab: str) -> Path:
-        return self.build / "cache" / tab
+        return self.cache / tab
 
     def cache_record(self, tab: str, section: Section) -> Path:
         """A notebook's execution record: its cache key and outputs by cell id."""
@@ -92,7 +92,7 @@ class Layout:
 
     def runtime_record(self, tab: str) -> Path:
         """What the last probe of `tab`'s interpreter found."""
-        return self.build / "cache" / f"runtime-{tab}.json"
+        return self.cache / f"runtime-{tab}.json"
 
     @property
     def jupyter(self) -> Path:
@@ -146,12 +146,12 @@ class Layout:
     @property
     def executed_record(self) -> Path:
         """What each executed notebook written without a kernel was made from."""
-        return self.build / "cache" / "executed.json"
+        return self.cache / "executed.json"
 
     @property
     def launch_record(self) -> Path:
         """What each launch notebook was made from (kept out of the published tree)."""
-        return self.build / "cache" / "launch.json"
+        return self.cache / "launch.json"
 
     def site(self, tabs: tuple[str, ...], book_tabs: tuple[str, ...]) -> Path:
         """``_build/html`` for every tab of the book, ``_build/html-<tabs>`` for a subset."""
@@ -175,24 +175,30 @@ class Layout:
     def math_font(self) -> Path:
         """The site's math font cut to its pages' math, kept between builds (its stamp
         beside it, ``.json``)."""
-        return self.build / "cache" / "math-font.woff2"
+        return self.cache / "math-font.woff2"
+
+    @property
+    def cache(self) -> Path:
+        """What a command keeps for the next ones: execution records, runtimes, readings
+        of the bibliography, highlighted code, the math font, the print layout's pages."""
+        return self.build / "cache"
 
     @property
     def highlighted(self) -> Path:
         """Code blocks highlighted by Pygments, kept between builds (output/highlighting.py)."""
-        return self.build / "cache" / "highlighted"
+        return self.cache / "highlighted"
 
     def print_bodies(self, tab: str) -> Path:
         """The pages of the last print layout of `tab`, each with its key."""
-        return self.build / "cache" / f"print-{tab}.json"
+        return self.cache / f"print-{tab}.json"
 
     def print_parts(self, tab: str) -> Path:
         """The prints of the print layout's documents, by the hash of what each is made of."""
-        return self.build / "cache" / f"pdf-{tab}-parts"
+        return self.cache / f"pdf-{tab}-parts"
 
     def print_record(self, tab: str) -> Path:
         """What the last PDF of `tab` was printed from, and what it holds."""
-        return self.build / "cache" / f"pdf-{tab}.json"
+        return self.cache / f"pdf-{tab}.json"
 
     def shown(self, path: Path) -> str:
         """`path` as messages show it: relative to the book's folder."""

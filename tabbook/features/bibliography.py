@@ -6,24 +6,41 @@ reports what it cannot read with its line; pylatexenc turns the LaTeX of the val
 into Unicode text (accents, special letters, escaped signs, ties, dashes, quotes,
 math, font commands). What this module adds is what a reference list shows
 (authors, title, venue, year) in the book's language.
+
+Reading a .bib file is slow (0.2 s for d2l's, plus 0.1 s to import pybtex and
+pylatexenc), and every command reads it: once `keep_parsed` names a folder of the build,
+what a file's text gives is kept there, and pybtex is imported only to read a new text.
 """
 from __future__ import annotations
 
 import functools
+import hashlib
+import pickle
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import pybtex.errors
-from pybtex.database import Person
-from pybtex.database.input.bibtex import LowLevelParser, month_names, split_name_list
-from pybtex.scanner import PybtexSyntaxError
-from pybtex.textutils import normalize_whitespace
-from pybtex.utils import CaseInsensitiveDict
-from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
-
+from ..bootstrap.records import atomic_write
+from ..core.files import PACKAGE
 from ..core.language import Language
+
+if TYPE_CHECKING:
+    from pybtex.database import Person
+    from pylatexenc.latex2text import LatexNodes2Text
+
+VERSION = hashlib.sha256(Path(__file__).read_bytes() + (
+    PACKAGE.parent / "requirements" / "tools.txt").read_bytes()).hexdigest()
+"""What a kept reading depends on besides the text: this code, pybtex's and pylatexenc's
+versions (pinned with the tools)."""
+_kept_in: Path | None = None
+
+
+def keep_parsed(cache: Path) -> None:
+    """Keep what each .bib file gives in `cache` (a folder of the build), from now on."""
+    global _kept_in
+    _kept_in = cache
 
 
 @dataclass(frozen=True)
@@ -87,16 +104,17 @@ FIXES = {"syntax error": SYNTAX_FIX, "undefined string": "define it with @string
          "before the entry, or write the value in braces"}
 
 
-def _latex_context():
-    """pylatexenc's macros, but a URL is shown bare and the TeX logos by their name."""
+@functools.cache
+def _to_text() -> LatexNodes2Text:
+    """pylatexenc's converter with its macros, but a URL is shown bare and the TeX logos
+    by their name."""
+    from pylatexenc.latex2text import (LatexNodes2Text, MacroTextSpec,
+                                       get_default_latex_context_db)
     context = get_default_latex_context_db()
     context.add_context_category("tabbook", prepend=True, macros=[
         MacroTextSpec("url", "%s"), *(MacroTextSpec(logo, logo)
                                       for logo in ("TeX", "LaTeX", "BibTeX"))])
-    return context
-
-
-_TO_TEXT = LatexNodes2Text(latex_context=_latex_context(), math_mode="text")
+    return LatexNodes2Text(latex_context=context, math_mode="text")
 
 
 PLAIN = re.compile(r"[^\\$%&~^_`'\-]*")
@@ -107,7 +125,7 @@ def latex_text(value: str) -> str:
     """A BibTeX field's LaTeX as plain Unicode text (NFC, one space between words; a tie
     stays a no-break space)."""
     plain = PLAIN.fullmatch(value)
-    text = value.replace("{", "").replace("}", "") if plain else _TO_TEXT.latex_to_text(value)
+    text = value.replace("{", "").replace("}", "") if plain else _to_text().latex_to_text(value)
     text = re.sub(r"[ \t\r\n]+", " ", text).strip()
     return unicodedata.normalize("NFC", text)
 
@@ -120,14 +138,45 @@ def _name(person: Person) -> Name:
 
 def _parse(path: Path) -> tuple[dict[str, Entry], list[BibError]]:
     """The entries of a .bib file, and what could not be read as written."""
-    entries, errors = _parse_text(str(path), path.read_text(encoding="utf-8", errors="replace"))
+    entries, errors = _kept_parse(str(path), path.read_text(encoding="utf-8", errors="replace"))
     return dict(entries), list(errors)
 
 
+Parsed = tuple[dict[str, Entry], tuple[BibError, ...]]
+
+
 @functools.lru_cache(maxsize=8)
-def _parse_text(filename: str, text: str) -> tuple[dict[str, Entry], tuple[BibError, ...]]:
+def _kept_parse(filename: str, text: str) -> Parsed:
     """`_parse` of a file's text, once per text: the check, the numbering and the
-    renderers each read the bibliography, and pybtex is slow."""
+    renderers each read the bibliography; from the folder of `keep_parsed` when it was
+    read there before (one entry per file, replaced when its text changes)."""
+    if _kept_in is None:
+        return _parse_text(filename, text)
+    key = hashlib.sha256(f"{VERSION}\0{filename}\0{text}".encode()).hexdigest().encode()
+    kept = _kept_in / f"bibliography-{hashlib.sha256(filename.encode()).hexdigest()[:16]}"
+    try:
+        stored_key, _, pickled = kept.read_bytes().partition(b"\n")
+        if stored_key == key:
+            return pickle.loads(pickled)
+    except Exception:   # missing, truncated or pickled by other code: read again
+        pass
+    parsed = _parse_text(filename, text)
+    try:
+        atomic_write(kept, key + b"\n" + pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:   # a build folder that cannot be written: read each time
+        pass
+    return parsed
+
+
+def _parse_text(filename: str, text: str) -> Parsed:
+    """Read a .bib file's text with pybtex."""
+    import pybtex.errors
+    from pybtex.database import Person
+    from pybtex.database.input.bibtex import LowLevelParser, month_names, split_name_list
+    from pybtex.scanner import PybtexSyntaxError
+    from pybtex.textutils import normalize_whitespace
+    from pybtex.utils import CaseInsensitiveDict
+
     errors: list[BibError] = []
 
     def start_line() -> int:
