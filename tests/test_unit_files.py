@@ -2,6 +2,7 @@
 replaced by renames, or file by file where it cannot be renamed."""
 from __future__ import annotations
 
+import copy
 import errno
 import os
 import shutil
@@ -11,8 +12,9 @@ import nbformat
 import pytest
 
 from tabbook.core import files
-from tabbook.core.files import (link_or_copy, old_folder, read_notebook, remove, replace_folder,
-                                tool_files, write_if_changed, write_notebook_if_changed)
+from tabbook.core.files import (link_or_copy, notebook_json, old_folder, read_notebook, remove,
+                                replace_folder, tool_files, write_if_changed,
+                                write_notebook_if_changed)
 
 
 def folder_with(path: Path, contents: dict[str, str]) -> Path:
@@ -132,3 +134,29 @@ def test_tool_files_cover_the_build_code_assets_and_pins():
     # The math font the site and the PDF copy is a file of a subfolder of assets.
     assert files.PACKAGE / "output" / "assets" / "fonts" / "STIXTwoMath-Regular.woff2" in found
     assert all(path.is_file() for path in found)
+
+
+def test_a_notebook_is_written_as_nbformat_writes_it_and_left_unchanged():
+    v4 = nbformat.v4
+    notebook = v4.new_notebook(metadata={"kernelspec": {"name": "python3", "display_name": "Python 3"},
+                                         "signature": "x",
+                                         "orig_nbformat": 3})
+    notebook.cells = [
+        v4.new_markdown_cell("# Titre\n\nDeux lignes,\nune image : ![a](attachment:a.png)",
+                             attachments={"a.png": {"image/png": "iVBOR\nw0K",
+                                                    "text/plain": "une\nimage"}}),
+        v4.new_code_cell("x = 1\nprint(x)\n", metadata={"trusted": True, "tags": ["t"]},
+                         outputs=[
+                             v4.new_output("stream", name="stdout", text="1\n2\n"),
+                             v4.new_output("execute_result", execution_count=1,
+                                           data={"text/plain": "a\nb", "text/html": "<b>\n</b>",
+                                                 "application/json": {"k": [1, 2]},
+                                                 "image/svg+xml": "<svg>\n</svg>"}),
+                             v4.new_output("display_data", data={"image/png": "iVBOR"}),
+                             v4.new_output("error", ename="E", evalue="v",
+                                           traceback=["ligne 1", "ligne 2"])]),
+        v4.new_raw_cell("brut\n« texte »")]
+    notebook.cells[1].outputs[2].data["image/png"] = b"iVBOR"   # bytes: written as ASCII
+    before = copy.deepcopy(notebook)
+    assert notebook_json(notebook) == v4.writes_json(notebook)
+    assert notebook == before and notebook.metadata["signature"] == "x"

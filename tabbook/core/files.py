@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import errno
 import functools
+import json
 import os
 import shutil
 from pathlib import Path
@@ -132,6 +133,55 @@ def write_notebook_if_changed(path: Path, notebook: nbformat.NotebookNode) -> bo
     the tests validate; validating each of them at every build cost most of a
     no-op build.
     """
-    import nbformat
+    return write_if_changed(path, notebook_json(notebook) + "\n")
 
-    return write_if_changed(path, nbformat.v4.writes_json(notebook) + "\n")
+
+TRANSIENT = ("orig_nbformat", "orig_nbformat_minor", "signature")
+"""A notebook's metadata that nbformat never writes to a file."""
+
+
+def notebook_json(notebook: nbformat.NotebookNode) -> str:
+    """The text of `notebook` exactly as ``nbformat.v4.writes_json`` writes it: multi-line
+    strings as lists of lines, transient metadata left out. nbformat deep-copies the
+    notebook to do so, which cost a third of writing the notebooks of a large book; this
+    rebuilds only the dictionaries whose content it changes."""
+    from nbformat.v4.nbjson import BytesEncoder
+
+    shown = {**notebook, "cells": [_cell_for_file(cell) for cell in notebook.get("cells", [])]}
+    if "metadata" in notebook:
+        shown["metadata"] = {key: value for key, value in notebook["metadata"].items()
+                             if key not in TRANSIENT}
+    return json.dumps(shown, cls=BytesEncoder, indent=1, sort_keys=True,
+                      separators=(",", ": "), ensure_ascii=False)
+
+
+def _cell_for_file(cell: dict) -> dict:
+    shown = dict(cell)
+    if isinstance(cell.get("source"), str):
+        shown["source"] = cell["source"].splitlines(True)
+    if "metadata" in cell:
+        shown["metadata"] = {key: value for key, value in cell["metadata"].items()
+                             if key != "trusted"}
+    if "attachments" in cell:
+        shown["attachments"] = {name: _bundle_for_file(bundle)
+                                for name, bundle in cell["attachments"].items()}
+    if cell.get("cell_type") == "code" and "outputs" in cell:
+        shown["outputs"] = [_output_for_file(output) for output in cell["outputs"]]
+    return shown
+
+
+def _output_for_file(output: dict) -> dict:
+    kind = output.get("output_type")
+    if kind in ("execute_result", "display_data") and "data" in output:
+        return {**output, "data": _bundle_for_file(output["data"])}
+    if kind == "stream" and isinstance(output.get("text"), str):
+        return {**output, "text": output["text"].splitlines(True)}
+    return output
+
+
+def _bundle_for_file(bundle: dict) -> dict:
+    from nbformat.v4.rwbase import _non_text_split_mimes
+
+    return {key: value.splitlines(True) if isinstance(value, str) and (
+        key.startswith("text/") or key in _non_text_split_mimes) else value
+        for key, value in bundle.items()}

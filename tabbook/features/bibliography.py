@@ -30,10 +30,11 @@ if TYPE_CHECKING:
     from pybtex.database import Person
     from pylatexenc.latex2text import LatexNodes2Text
 
+PINS = PACKAGE.parent / "requirements" / "tools.txt"
+"""Where pybtex's and pylatexenc's versions are pinned, with the other tools'."""
 VERSION = hashlib.sha256(Path(__file__).read_bytes() + (
-    PACKAGE.parent / "requirements" / "tools.txt").read_bytes()).hexdigest()
-"""What a kept reading depends on besides the text: this code, pybtex's and pylatexenc's
-versions (pinned with the tools)."""
+    PINS.read_bytes() if PINS.is_file() else b"")).hexdigest()
+"""What a kept reading depends on besides the text: this code, and the tools' versions."""
 _kept_in: Path | None = None
 
 

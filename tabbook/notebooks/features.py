@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from ..core.language import Language
-from ..core.model import METADATA_KEY, CellKind, Problem, Section
+from ..core.model import METADATA_KEY, Cell, CellKind, Problem, Section
 from ..features.conditions import CELL_KEY, CONDITIONS, holds
 from ..features.extension import PlacedRole
 from ..features.registry import FEATURES, RECORDED, ROLES
@@ -76,11 +76,26 @@ def placed_roles(section: Section, tab: str, code: Mapping[int, CodeCell],
         if shown_by is not None and cell.condition and not condition_holds(
                 cell.condition, after, shown_by):
             continue   # a sentence not shown: its values and claims do not matter there
-        for token, line in located_tokens(cell.tokens, cell.line):
-            if token.type == "role" and token.meta["role"] in PLACED_ROLES:
-                found.setdefault(PLACED_ROLES[token.meta["role"]].key, {})[
-                    PlacedRole(after, token.meta["content"], line)] = None
+        for role, content, line in _placed_in(cell):
+            found.setdefault(PLACED_ROLES[role].key, {})[PlacedRole(after, content, line)] = None
     return {key: list(roles) for key, roles in found.items()}
+
+
+_PLACED: dict[tuple[str, int], tuple[tuple[str, str, int], ...]] = {}
+"""`_placed_in` by cell source and line (the tokens are made from them): the same cells
+are read for every tab. Emptied when it grows large (a long `serve`)."""
+
+
+def _placed_in(cell: Cell) -> tuple[tuple[str, str, int], ...]:
+    """The roles of `PLACED_ROLES` in the prose cell `cell`: role, content and .md line."""
+    key = (cell.source, cell.line)
+    if key not in _PLACED:
+        if len(_PLACED) > 20_000:
+            _PLACED.clear()
+        _PLACED[key] = tuple((token.meta["role"], token.meta["content"], line)
+                             for token, line in located_tokens(cell.tokens, cell.line)
+                             if token.type == "role" and token.meta["role"] in PLACED_ROLES)
+    return _PLACED[key]
 
 
 def annotations(section: Section, tab: str, code: Mapping[int, CodeCell]) -> dict[str, list]:
