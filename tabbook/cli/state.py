@@ -76,7 +76,7 @@ def load_checked_book(root: Path, strict: bool, console: Console,
     config = load_config(root)
     strict = strict or config.build.strict
     layout = Layout(root)
-    keep_parsed(layout.cache)
+    keep_parsed(layout.parsed)
     sections = SectionCache(config, layout, prefill=source_files(config))
     book, problems = parse_book(config, sections.read)
     problems = sorted({*problems, *check_book(book, config, sections.checks),

@@ -81,10 +81,16 @@ class Layout:
         """A notebook's execution record: its cache key and outputs by cell id."""
         return self.cache_records(tab) / section.path.with_suffix(".json")
 
+    @property
+    def parsed(self) -> Path:
+        """What reading the sources gave, kept by key for the next commands: each file's
+        parsed section, each .bib file's entries (`features/bibliography.py`)."""
+        return self.build / PARSED_SECTIONS
+
     def parsed_section(self, relative: Path) -> Path:
         """A source file's parsed Section and its own problems (`source/section_cache.py`);
         `relative` to the source folder."""
-        return self.build / PARSED_SECTIONS / relative.with_suffix(".pickle")
+        return self.parsed / relative.with_suffix(".pickle")
 
     def kept_split(self, tab: str, section: Section) -> Path:
         """`section`'s split notebook for `tab`, kept under its key (`notebooks/split_store.py`)."""
@@ -179,8 +185,8 @@ class Layout:
 
     @property
     def cache(self) -> Path:
-        """What a command keeps for the next ones: execution records, runtimes, readings
-        of the bibliography, highlighted code, the math font, the print layout's pages."""
+        """What a command keeps for the next ones: execution records, runtimes,
+        highlighted code, the math font, the print layout's pages."""
         return self.build / "cache"
 
     @property

@@ -154,6 +154,7 @@ def _kept_parse(filename: str, text: str) -> Parsed:
     if _kept_in is None:
         return _parse_text(filename, text)
     key = hashlib.sha256(f"{VERSION}\0{filename}\0{text}".encode()).hexdigest().encode()
+    # No .pickle suffix: no source file's entry has this name.
     kept = _kept_in / f"bibliography-{hashlib.sha256(filename.encode()).hexdigest()[:16]}"
     try:
         stored_key, _, pickled = kept.read_bytes().partition(b"\n")
