@@ -13,9 +13,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import pickle
 import threading
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping, TypeVar
+
+Kept = TypeVar("Kept")
 
 FINGERPRINT = "fingerprint"
 """The field of a stamp that holds the fingerprint of what made the output."""
@@ -76,6 +79,26 @@ def atomic_write(path: Path, text: str | bytes) -> None:
         if isinstance(err, OSError):   # a write error names no file: name the one meant
             err.filename = str(path)
         raise
+
+
+def kept_result(path: Path, key: str, make: Callable[[], Kept]) -> Kept:
+    """`make()`, or what an earlier call kept at `path` under the same `key` (its first
+    line, then the pickled result). An entry that cannot be read (missing, truncated,
+    pickled by other code) or holds another key is made again and replaced; one that
+    cannot be written only costs the next call a `make`."""
+    head = f"{key}\n".encode()
+    try:
+        stored = path.read_bytes()
+        if stored.startswith(head):
+            return pickle.loads(stored[len(head):])
+    except Exception:
+        pass
+    result = make()
+    try:
+        atomic_write(path, head + pickle.dumps(result, protocol=pickle.HIGHEST_PROTOCOL))
+    except OSError:
+        pass
+    return result
 
 
 Fields = Mapping[str, type | tuple[type, ...]]

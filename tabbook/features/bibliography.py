@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import pickle
 import re
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..bootstrap.records import atomic_write
+from ..bootstrap.records import kept_result
 from ..core.files import PACKAGE
 from ..core.language import Language
 
@@ -153,21 +152,10 @@ def _kept_parse(filename: str, text: str) -> Parsed:
     read there before (one entry per file, replaced when its text changes)."""
     if _kept_in is None:
         return _parse_text(filename, text)
-    key = hashlib.sha256(f"{VERSION}\0{filename}\0{text}".encode()).hexdigest().encode()
+    key = hashlib.sha256(f"{VERSION}\0{filename}\0{text}".encode()).hexdigest()
     # No .pickle suffix: no source file's entry has this name.
     kept = _kept_in / f"bibliography-{hashlib.sha256(filename.encode()).hexdigest()[:16]}"
-    try:
-        stored_key, _, pickled = kept.read_bytes().partition(b"\n")
-        if stored_key == key:
-            return pickle.loads(pickled)
-    except Exception:   # missing, truncated or pickled by other code: read again
-        pass
-    parsed = _parse_text(filename, text)
-    try:
-        atomic_write(kept, key + b"\n" + pickle.dumps(parsed, protocol=pickle.HIGHEST_PROTOCOL))
-    except OSError:   # a build folder that cannot be written: read each time
-        pass
-    return parsed
+    return kept_result(kept, key, lambda: _parse_text(filename, text))
 
 
 def _parse_text(filename: str, text: str) -> Parsed:

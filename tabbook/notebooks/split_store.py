@@ -9,12 +9,11 @@ the first line. An entry that cannot be read, or holds another key, is split aga
 """
 from __future__ import annotations
 
-import pickle
 from collections.abc import Mapping
 
 import nbformat
 
-from ..bootstrap.records import atomic_write
+from ..bootstrap.records import kept_result
 from ..core.layout import Layout
 from ..core.model import Section
 from .split import split_section
@@ -33,17 +32,5 @@ class SplitStore:
         key = self.keys.get(section.display_path)
         if key is None:   # a section the cache did not read (made by a test, say)
             return split_section(section, tab)
-        path = self.layout.kept_split(tab, section)
-        head = f"{key}:{tab}\n".encode()
-        try:
-            stored = path.read_bytes()
-            if stored.startswith(head):
-                return pickle.loads(stored[len(head):])
-        except Exception:   # missing, truncated, pickled by other code: split again
-            pass
-        notebook = split_section(section, tab)
-        try:
-            atomic_write(path, head + pickle.dumps(notebook, protocol=pickle.HIGHEST_PROTOCOL))
-        except OSError:   # a store that cannot be written is only a slower build
-            pass
-        return notebook
+        return kept_result(self.layout.kept_split(tab, section), f"{key}:{tab}",
+                           lambda: split_section(section, tab))
